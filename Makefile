@@ -1,0 +1,60 @@
+# Bolide: `make` builds the plugin JAR (Go engine inside) into dist/; `make test` runs every suite;
+# `make demo` is the main job (see README.md).
+SHELL := /bin/bash
+JAVA_HOME ?= $(shell dirname $$(dirname $$(readlink -f $$(which javac))))
+GOOS := $(shell go env GOOS)
+GOARCH := $(shell go env GOARCH)
+PLATFORM := $(GOOS)-$(GOARCH)
+NATIVE_DIR := build/native-resources/bolide/native/$(PLATFORM)
+NATIVE_LIB := $(NATIVE_DIR)/libbolide.so
+VERSION := 0.1.0-SNAPSHOT
+JAR := dist/bolide-spark4.1_2.13-$(VERSION).jar
+MVN := mvn -B -q -f spark/pom.xml
+export CGO_CFLAGS := -I$(JAVA_HOME)/include -I$(JAVA_HOME)/include/linux -O2
+GO_SOURCES := $(shell find native -name '*.go' -not -name '*_test.go') native/go.mod native/go.sum
+SCALA_SOURCES := $(shell find spark/src/main -type f) spark/pom.xml
+
+.PHONY: all native jar test test-go test-jvm demo bench docs clean lint
+
+all: $(JAR)
+
+native: $(NATIVE_LIB)
+
+$(NATIVE_LIB): $(GO_SOURCES)
+	@mkdir -p $(NATIVE_DIR)
+	cd native && go build -buildmode=c-shared -trimpath -o ../$(NATIVE_LIB) ./jni
+	@rm -f $(NATIVE_DIR)/libbolide.h
+
+$(JAR): $(NATIVE_LIB) $(SCALA_SOURCES)
+	@mkdir -p dist
+	$(MVN) -DskipTests package
+	cp spark/target/bolide-spark4.1_2.13-$(VERSION).jar $(JAR)
+	@echo "built $(JAR)"
+
+jar: $(JAR)
+
+lint:
+	@test -z "$$(gofmt -l native)" || { echo "gofmt needed:"; gofmt -l native; exit 1; }
+	cd native && go vet ./...
+
+test-go: lint
+	cd native && go test -race -count=1 ./...
+
+test-jvm: $(NATIVE_LIB)
+	$(MVN) test
+
+test: test-go test-jvm
+
+# Builds the jar, writes the demo's dataset (once, under data/), runs the demo queries with Bolide
+# off and on through Spark local mode, prints plans, checks answers, prints times.
+demo: $(JAR)
+	bash scripts/run-demo.sh
+
+bench: $(JAR)
+	BOLIDE_DEMO_ROWS=$${ROWS:-20000000} BOLIDE_DEMO_RUNS=$${RUNS:-5} bash scripts/run-demo.sh
+
+docs: $(JAR)
+	bash scripts/gen-docs.sh
+
+clean:
+	rm -rf build dist spark/target

@@ -1,0 +1,60 @@
+package exec
+
+import (
+	"errors"
+	"fmt"
+)
+
+// SparkError is an error Spark would raise with an error class (ANSI arithmetic overflow, division
+// by zero, invalid cast input). The JVM adapter rethrows it as the matching Spark exception, so a
+// user sees the same error class with Bolide on as off.
+type SparkError struct {
+	// Class is Spark's error class, e.g. "ARITHMETIC_OVERFLOW", "DIVIDE_BY_ZERO".
+	Class string
+	// Params are the error class's message parameters, as Spark names them.
+	Params map[string]string
+	// Exception is the Spark exception kind: "arithmetic", "number-format", "runtime".
+	Exception string
+}
+
+func (e *SparkError) Error() string {
+	return fmt.Sprintf("[%s] %v", e.Class, e.Params)
+}
+
+// AsSparkError finds a SparkError in err's chain.
+func AsSparkError(err error) (*SparkError, bool) {
+	var se *SparkError
+	ok := errors.As(err, &se)
+	return se, ok
+}
+
+// ArithmeticOverflow is Spark's ARITHMETIC_OVERFLOW error.
+func ArithmeticOverflow(message, alternative string) *SparkError {
+	return &SparkError{Class: "ARITHMETIC_OVERFLOW", Exception: "arithmetic",
+		Params: map[string]string{"message": message, "alternative": alternative, "config": `"spark.sql.ansi.enabled"`}}
+}
+
+// DivideByZero is Spark's DIVIDE_BY_ZERO error.
+func DivideByZero() *SparkError {
+	return &SparkError{Class: "DIVIDE_BY_ZERO", Exception: "arithmetic",
+		Params: map[string]string{"config": `"spark.sql.ansi.enabled"`}}
+}
+
+// BinaryArithmeticOverflow is Spark's BINARY_ARITHMETIC_OVERFLOW error (ANSI byte/short +, -, *).
+// Values are SQL literals of the operands widened to SMALLINT ("127S"); functionName is the
+// try_ variant ("`try_add`"), a parameter newer Spark releases add (extra parameters are
+// ignored by releases whose message does not use them).
+func BinaryArithmeticOverflow(value1, symbol, value2, functionName string) *SparkError {
+	return &SparkError{Class: "BINARY_ARITHMETIC_OVERFLOW", Exception: "arithmetic",
+		Params: map[string]string{"value1": value1, "symbol": symbol, "value2": value2,
+			"functionName": functionName}}
+}
+
+// CastOverflow is Spark's CAST_OVERFLOW error (QueryExecutionErrors.castingCauseOverflowError):
+// value is the SQL literal of the source value, types are SQL type names in double quotes
+// ("\"INT\""). ansiConfig is sent for releases whose message uses it.
+func CastOverflow(value, sourceType, targetType string) *SparkError {
+	return &SparkError{Class: "CAST_OVERFLOW", Exception: "arithmetic",
+		Params: map[string]string{"value": value, "sourceType": sourceType, "targetType": targetType,
+			"ansiConfig": `"spark.sql.ansi.enabled"`}}
+}

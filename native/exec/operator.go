@@ -1,0 +1,49 @@
+// Package exec owns the execution contract shared by every native operator: the Operator
+// interface, the per-task context (allocator, session settings, inputs from the JVM) and the error
+// type that carries Spark error classes back to the JVM.
+package exec
+
+import (
+	"github.com/bolide-dev/bolide/native/columnar"
+	"github.com/bolide-dev/bolide/native/memory"
+	"github.com/bolide-dev/bolide/native/plan"
+	"github.com/bolide-dev/bolide/native/sparktype"
+)
+
+// Operator is a node of a native block, built once per task from the block's plan.
+//
+// Open prepares the operator (and its children); Next returns the next batch, owned by the caller,
+// or nil at the end of the stream; Close releases everything and is idempotent and safe without
+// Open. All three run on the task's thread, inside a JNI call.
+type Operator interface {
+	// Schema is the operator's output, in Spark's output attribute order.
+	Schema() []sparktype.Field
+	Open(ctx *TaskContext) error
+	Next() (*columnar.Batch, error)
+	Close()
+}
+
+// InputSource delivers the batches of a child that stays in Spark (a fallback operator, an
+// exchange). Next returns nil at the end.
+type InputSource interface {
+	Next() (*columnar.Batch, error)
+}
+
+// TaskContext is what a task's operators share.
+type TaskContext struct {
+	Alloc *memory.TaskAllocator
+	Conf  *plan.Conf
+	// Inputs are indexed like plan.Node.Input.
+	Inputs []InputSource
+	// Files are the task's file splits per scan node id.
+	Files          map[string][]plan.PartitionedFile
+	PartitionIndex int
+}
+
+// BatchSize is the number of rows operators aim for per batch.
+func (c *TaskContext) BatchSize() int {
+	if c.Conf != nil && c.Conf.BatchSize > 0 {
+		return c.Conf.BatchSize
+	}
+	return 8192
+}

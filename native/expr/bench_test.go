@@ -1,0 +1,93 @@
+package expr
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+
+	"github.com/bolide-dev/bolide/native/columnar"
+	"github.com/bolide-dev/bolide/native/memory"
+)
+
+const benchRows = 8192
+
+func benchInt64(n int, withNulls bool) arrow.Array {
+	b := array.NewInt64Builder(memory.NewTaskAllocator(nil))
+	for i := 0; i < n; i++ {
+		if withNulls && i%10 == 0 {
+			b.AppendNull()
+			continue
+		}
+		b.Append(int64(i*7 - 3000))
+	}
+	return b.NewArray()
+}
+
+func benchDecimal(n int, p, s int32) arrow.Array {
+	b := array.NewDecimal128Builder(memory.NewTaskAllocator(nil), &arrow.Decimal128Type{Precision: p, Scale: s})
+	for i := 0; i < n; i++ {
+		b.Append(decimal128.FromI64(int64(i*1237 + 1000)))
+	}
+	return b.NewArray()
+}
+
+func benchEval(b *testing.B, js string, cols ...arrow.Array) {
+	e := mustTranslate(b, js)
+	ctx := newCtx()
+	batch := columnar.NewBatch(cols, cols[0].Len())
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		out, err := e.Eval(ctx, batch)
+		if err != nil {
+			b.Fatal(err)
+		}
+		out.Release()
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchRows), "ns/row")
+}
+
+func BenchmarkAddInt64NoNulls(b *testing.B) {
+	for _, mode := range []string{"LEGACY", "ANSI"} {
+		b.Run(mode, func(b *testing.B) {
+			benchEval(b, arithJSON("Add", "long", mode, col(0, "long"), col(1, "long")), benchInt64(benchRows, false), benchInt64(benchRows, false))
+		})
+	}
+}
+
+func BenchmarkAddInt64Nulls(b *testing.B) {
+	benchEval(b, arithJSON("Add", "long", "ANSI", col(0, "long"), col(1, "long")), benchInt64(benchRows, true), benchInt64(benchRows, true))
+}
+
+func BenchmarkMultiplyDecimal(b *testing.B) {
+	for _, c := range []struct{ lt, rt, res string }{
+		{"decimal(12,2)", "decimal(5,2)", "decimal(18,4)"},  // int64 path (TPC-H price * discount)
+		{"decimal(20,2)", "decimal(18,2)", "decimal(38,4)"}, // 128-bit path
+		{"decimal(20,2)", "decimal(20,2)", "decimal(38,4)"}, // big.Int path (MathContext rounding)
+	} {
+		b.Run(c.lt+"*"+c.rt, func(b *testing.B) {
+			var p1, s1, p2, s2 int32
+			fmt.Sscanf(c.lt, "decimal(%d,%d)", &p1, &s1)
+			fmt.Sscanf(c.rt, "decimal(%d,%d)", &p2, &s2)
+			benchEval(b, arithJSON("Multiply", c.res, "ANSI", col(0, c.lt), col(1, c.rt)), benchDecimal(benchRows, p1, s1), benchDecimal(benchRows, p2, s2))
+		})
+	}
+}
+
+func BenchmarkDivideDecimal(b *testing.B) {
+	benchEval(b, arithJSON("Divide", "decimal(38,6)", "ANSI", col(0, "decimal(38,18)"), col(1, "decimal(38,18)")), benchDecimal(benchRows, 38, 18), benchDecimal(benchRows, 38, 18))
+}
+
+func BenchmarkLessThanLiteral(b *testing.B) {
+	benchEval(b, node("LessThan", "boolean", "left", col(0, "long"), "right", lit("long", "20000")), benchInt64(benchRows, false))
+}
+
+func BenchmarkEqualToColumns(b *testing.B) {
+	benchEval(b, node("EqualTo", "boolean", "left", col(0, "long"), "right", col(1, "long")), benchInt64(benchRows, true), benchInt64(benchRows, false))
+}
+
+func BenchmarkCastIntToDecimal(b *testing.B) {
+	benchEval(b, castJSON(col(0, "long"), "decimal(20,2)", "ANSI"), benchInt64(benchRows, false))
+}

@@ -1,0 +1,585 @@
+package expr
+
+import (
+	"fmt"
+	"math"
+	"math/big"
+	"strconv"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+
+	"github.com/bolide-dev/bolide/native/columnar"
+	"github.com/bolide-dev/bolide/native/exec"
+	"github.com/bolide-dev/bolide/native/plan"
+	"github.com/bolide-dev/bolide/native/sparktype"
+)
+
+// Cast among boolean and numeric types, after Cast.scala (castToByte/Short/Int/Long/Float/Double/
+// Decimal/Boolean) and Decimal.scala:
+//   - integral narrowing: LEGACY keeps the low bits (Java), ANSI raises CAST_OVERFLOW, TRY null.
+//   - float/double -> integral: Java d2i/d2l (NaN -> 0, saturating), then low bits for
+//     byte/short; LEGACY only (ANSI/TRY messages print doubles the Java way: refused).
+//   - decimal -> integral: truncation toward zero, low 64 bits, then low bits (LEGACY); TRY to
+//     long gives null out of range. ANSI and TRY to int/short/byte depend on Spark's internal
+//     Decimal representation (a double round trip for non-compact values): refused.
+//   - numeric -> float/double: IEEE round to nearest (decimals correctly rounded, like
+//     BigDecimal.doubleValue/floatValue).
+//   - integral/boolean/decimal/float/double -> decimal: exact value (a double goes through
+//     Double.toString, the shortest repr), then HALF_UP to the target scale; overflow is null
+//     (LEGACY/TRY) or NUMERIC_VALUE_OUT_OF_RANGE (ANSI); NaN and infinities give null.
+//   - numeric -> boolean: value != 0 (NaN is true); boolean -> numeric: 1 / 0.
+// Everything else (strings, dates, timestamps, ...) is refused.
+
+func init() {
+	Register("Cast", "casts among boolean, byte, short, int, long, float, double and decimal (Spark LEGACY/ANSI/TRY rules); other casts refused", translateCast)
+}
+
+type castFn func(c *cast, k *kernelArgs, in arrow.Array) (arrow.Array, error)
+
+type cast struct {
+	child    Expr
+	from, to sparktype.Type
+	mode     evalMode
+	fn       castFn
+}
+
+func (e *cast) Type() sparktype.Type { return e.to }
+func (e *cast) String() string       { return fmt.Sprintf("cast(%s as %s)", e.child, e.to) }
+func (e *cast) mayFail() bool        { return mayFail(e.child) || e.mode == modeANSI }
+
+func sqlTypeName(t sparktype.Type) string {
+	switch t.Kind {
+	case sparktype.Boolean:
+		return "BOOLEAN"
+	case sparktype.Byte:
+		return "TINYINT"
+	case sparktype.Short:
+		return "SMALLINT"
+	case sparktype.Int:
+		return "INT"
+	case sparktype.Long:
+		return "BIGINT"
+	case sparktype.Float:
+		return "FLOAT"
+	case sparktype.Double:
+		return "DOUBLE"
+	case sparktype.Decimal:
+		return fmt.Sprintf("DECIMAL(%d,%d)", t.Precision, t.Scale)
+	}
+	return strings.ToUpper(t.Name)
+}
+
+func translateCast(pe *plan.Expr, conf *plan.Conf) (Expr, error) {
+	to, err := pe.Type()
+	if err != nil {
+		return nil, err
+	}
+	if pe.Has("dataType") {
+		if ft, err := pe.DataTypeField("dataType"); err == nil && !ft.Equal(to) {
+			return nil, fmt.Errorf("Cast dataType field %s differs from its type %s", ft, to)
+		}
+	}
+	mode := modeLegacy
+	if pe.Has("evalMode") {
+		if mode, err = exprEvalMode(pe); err != nil {
+			return nil, err
+		}
+	} else if pe.Has("ansiEnabled") {
+		ansi, err := pe.Bool("ansiEnabled")
+		if err != nil {
+			return nil, err
+		}
+		if ansi {
+			mode = modeANSI
+		}
+	} else {
+		return nil, fmt.Errorf("Cast has no evalMode field")
+	}
+	c, err := translateChild(pe, "child", conf)
+	if err != nil {
+		return nil, err
+	}
+	from := c.Type()
+	e := &cast{child: c, from: from, to: to, mode: mode}
+	refuse := func(why string) error {
+		s := fmt.Sprintf("cast from %s to %s is not supported natively", from, to)
+		if mode != modeLegacy {
+			s = fmt.Sprintf("cast from %s to %s in %s mode is not supported natively", from, to, mode)
+		}
+		if why != "" {
+			s += " (" + why + ")"
+		}
+		return unsupported("%s", s)
+	}
+	numOrBool := func(t sparktype.Type) bool { return t.IsNumeric() || t.Kind == sparktype.Boolean }
+	if !numOrBool(from) || !numOrBool(to) {
+		if from.Equal(to) && from.Supported() {
+			e.fn = castIdentity
+			return e, nil
+		}
+		return nil, refuse("")
+	}
+	switch {
+	case from.Equal(to):
+		e.fn = castIdentity
+	case to.Kind == sparktype.Boolean:
+		e.fn = castToBoolean
+	case from.Kind == sparktype.Boolean:
+		e.fn = castFromBoolean
+	case to.Kind == sparktype.Decimal:
+		e.fn = castToDecimal
+	case to.IsFloating():
+		e.fn = castToFloating
+	case to.IsIntegral() && from.IsIntegral():
+		e.fn = castIntegral
+	case to.IsIntegral() && from.IsFloating():
+		if mode != modeLegacy {
+			return nil, refuse("overflow checks of floating point values are not implemented")
+		}
+		e.fn = castFloatToIntegral
+	case to.IsIntegral() && from.Kind == sparktype.Decimal:
+		if mode == modeANSI || (mode == modeTry && to.Kind != sparktype.Long) {
+			return nil, refuse("Spark's overflow check depends on its internal decimal representation")
+		}
+		e.fn = castDecimalToIntegral
+	default:
+		return nil, refuse("")
+	}
+	return e, nil
+}
+
+func (e *cast) Eval(ctx *exec.TaskContext, b *columnar.Batch) (arrow.Array, error) {
+	return e.evalMasked(ctx, b, nil)
+}
+
+func (e *cast) evalMasked(ctx *exec.TaskContext, b *columnar.Batch, active []byte) (arrow.Array, error) {
+	in, err := evalActive(ctx, b, e.child, active)
+	if err != nil {
+		return nil, err
+	}
+	defer in.Release()
+	n := b.NumRows
+	if in.NullN() == n {
+		return allNull(ctx.Alloc, e.to.Arrow(), n), nil
+	}
+	vbuf, nulls := andValidity(ctx.Alloc, n, in)
+	k := kernelArgs{alloc: ctx.Alloc, n: n, vbuf: vbuf, nulls: nulls, active: active}
+	out, err := e.fn(e, &k, in)
+	if err != nil && k.vbuf != nil {
+		k.vbuf.Release()
+	}
+	return out, err
+}
+
+func castIdentity(_ *cast, k *kernelArgs, in arrow.Array) (arrow.Array, error) {
+	if k.vbuf != nil {
+		k.vbuf.Release()
+	}
+	in.Retain()
+	return in, nil
+}
+
+// readInt64 widens an integral column to int64 values.
+func readInt64(in arrow.Array, t sparktype.Type) []int64 {
+	out := make([]int64, in.Len())
+	switch t.Kind {
+	case sparktype.Byte:
+		for i, v := range values[int8](in) {
+			out[i] = int64(v)
+		}
+	case sparktype.Short:
+		for i, v := range values[int16](in) {
+			out[i] = int64(v)
+		}
+	case sparktype.Int:
+		for i, v := range values[int32](in) {
+			out[i] = int64(v)
+		}
+	case sparktype.Long:
+		copy(out, values[int64](in))
+	}
+	return out
+}
+
+func readFloat64(in arrow.Array, t sparktype.Type) []float64 {
+	if t.Kind == sparktype.Double {
+		return values[float64](in)
+	}
+	out := make([]float64, in.Len())
+	for i, v := range values[float32](in) {
+		out[i] = float64(v)
+	}
+	return out
+}
+
+// writeIntegral stores int64 values into a column of integral type t, keeping the low bits.
+func writeIntegral(k *kernelArgs, t sparktype.Type, v []int64) arrow.Array {
+	switch t.Kind {
+	case sparktype.Byte:
+		return storeAs[int8](k, t, v)
+	case sparktype.Short:
+		return storeAs[int16](k, t, v)
+	case sparktype.Int:
+		return storeAs[int32](k, t, v)
+	}
+	return storeAs[int64](k, t, v)
+}
+
+func storeAs[T integer](k *kernelArgs, t sparktype.Type, v []int64) arrow.Array {
+	obuf, out := newFixed[T](k.alloc, k.n)
+	for i, x := range v {
+		out[i] = T(x)
+	}
+	return finish(t.Arrow(), k.n, k.vbuf, obuf, k.nulls)
+}
+
+func intLiteralSQL(v int64, t sparktype.Type) string {
+	switch t.Kind {
+	case sparktype.Byte:
+		return fmt.Sprintf("%dY", v)
+	case sparktype.Short:
+		return fmt.Sprintf("%dS", v)
+	case sparktype.Long:
+		return fmt.Sprintf("%dL", v)
+	}
+	return strconv.FormatInt(v, 10)
+}
+
+func fitsIntegral(v int64, t sparktype.Type) bool {
+	switch t.Kind {
+	case sparktype.Byte:
+		return v == int64(int8(v))
+	case sparktype.Short:
+		return v == int64(int16(v))
+	case sparktype.Int:
+		return v == int64(int32(v))
+	}
+	return true
+}
+
+func castIntegral(c *cast, k *kernelArgs, in arrow.Array) (arrow.Array, error) {
+	v := readInt64(in, c.from)
+	if c.mode != modeLegacy {
+		for i, x := range v {
+			if fitsIntegral(x, c.to) || !k.rowValid(i) {
+				continue
+			}
+			if c.mode == modeANSI && isActive(k.active, i) {
+				return nil, exec.CastOverflow(intLiteralSQL(x, c.from), `"`+sqlTypeName(c.from)+`"`, `"`+sqlTypeName(c.to)+`"`)
+			}
+			k.setNull(i)
+		}
+	}
+	return writeIntegral(k, c.to, v), nil
+}
+
+// javaD2L is Java's (long) conversion of a double: NaN -> 0, saturating.
+func javaD2L(f float64) int64 {
+	switch {
+	case f != f:
+		return 0
+	case f >= 9.223372036854775807e18:
+		return math.MaxInt64
+	case f <= -9.223372036854775808e18:
+		return math.MinInt64
+	}
+	return int64(f)
+}
+
+// javaD2I is Java's (int) conversion of a double.
+func javaD2I(f float64) int64 {
+	switch {
+	case f != f:
+		return 0
+	case f >= math.MaxInt32:
+		return math.MaxInt32
+	case f <= math.MinInt32:
+		return math.MinInt32
+	}
+	return int64(int32(f))
+}
+
+func castFloatToIntegral(c *cast, k *kernelArgs, in arrow.Array) (arrow.Array, error) {
+	f := readFloat64(in, c.from)
+	v := make([]int64, len(f))
+	for i, x := range f {
+		if c.to.Kind == sparktype.Long {
+			v[i] = javaD2L(x)
+		} else {
+			v[i] = javaD2I(x) // then the low bits for byte/short: numeric.toInt(b).toByte
+		}
+	}
+	return writeIntegral(k, c.to, v), nil
+}
+
+func castDecimalToIntegral(c *cast, k *kernelArgs, in arrow.Array) (arrow.Array, error) {
+	a := values[decimal128.Num](in)
+	v := make([]int64, len(a))
+	s := c.from.Scale
+	var bx big.Int
+	for i, x := range a {
+		if !k.rowValid(i) {
+			continue
+		}
+		if x64, ok := i64(x); ok && s <= 18 {
+			v[i] = x64 / int64(pow10u64[s])
+			continue
+		}
+		numToBig(&bx, x)
+		bx.Quo(&bx, pow10Big(int(s))) // truncation toward zero
+		if bx.IsInt64() {
+			v[i] = bx.Int64()
+			continue
+		}
+		if c.mode == modeTry { // roundToLong: longValueExact fails -> null
+			k.setNull(i)
+			continue
+		}
+		// BigDecimal.longValue: the low 64 bits.
+		v[i] = int64(decimal128.FromBigInt(&bx).LowBits())
+	}
+	return writeIntegral(k, c.to, v), nil
+}
+
+func castToBoolean(c *cast, k *kernelArgs, in arrow.Array) (arrow.Array, error) {
+	obuf, out := newBitmap(k.alloc, k.n)
+	set := func(i int, b bool) { out[i>>3] |= b2u(b) << (i & 7) }
+	switch c.from.Kind {
+	case sparktype.Float, sparktype.Double:
+		for i, x := range readFloat64(in, c.from) {
+			set(i, x != 0) // NaN != 0
+		}
+	case sparktype.Decimal:
+		for i, x := range values[decimal128.Num](in) {
+			set(i, x.LowBits() != 0 || x.HighBits() != 0)
+		}
+	default:
+		for i, x := range readInt64(in, c.from) {
+			set(i, x != 0)
+		}
+	}
+	return finish(arrow.FixedWidthTypes.Boolean, k.n, k.vbuf, obuf, k.nulls), nil
+}
+
+func castFromBoolean(c *cast, k *kernelArgs, in arrow.Array) (arrow.Array, error) {
+	d := in.Data()
+	bm := d.Buffers()[1].Bytes()
+	v := make([]int64, k.n)
+	for i := range v {
+		v[i] = int64(b2u(bitutil.BitIsSet(bm, d.Offset()+i)))
+	}
+	switch {
+	case c.to.IsIntegral():
+		return writeIntegral(k, c.to, v), nil
+	case c.to.Kind == sparktype.Float:
+		obuf, out := newFixed[float32](k.alloc, k.n)
+		for i, x := range v {
+			out[i] = float32(x)
+		}
+		return finish(c.to.Arrow(), k.n, k.vbuf, obuf, k.nulls), nil
+	case c.to.Kind == sparktype.Double:
+		obuf, out := newFixed[float64](k.alloc, k.n)
+		for i, x := range v {
+			out[i] = float64(x)
+		}
+		return finish(c.to.Arrow(), k.n, k.vbuf, obuf, k.nulls), nil
+	}
+	return intsToDecimal(c, k, v)
+}
+
+func castToFloating(c *cast, k *kernelArgs, in arrow.Array) (arrow.Array, error) {
+	if c.to.Kind == sparktype.Float {
+		obuf, out := newFixed[float32](k.alloc, k.n)
+		switch c.from.Kind {
+		case sparktype.Float, sparktype.Double:
+			for i, x := range readFloat64(in, c.from) {
+				out[i] = float32(x) // double -> float rounds to nearest (Java d2f)
+			}
+		case sparktype.Decimal:
+			for i, x := range values[decimal128.Num](in) {
+				out[i] = decimalToFloat32(x, c.from.Scale)
+			}
+		default:
+			for i, x := range readInt64(in, c.from) {
+				out[i] = float32(x) // Java i2f / l2f: round to nearest
+			}
+		}
+		return finish(c.to.Arrow(), k.n, k.vbuf, obuf, k.nulls), nil
+	}
+	obuf, out := newFixed[float64](k.alloc, k.n)
+	switch c.from.Kind {
+	case sparktype.Float, sparktype.Double:
+		copy(out, readFloat64(in, c.from)) // float -> double is exact
+	case sparktype.Decimal:
+		for i, x := range values[decimal128.Num](in) {
+			out[i] = decimalToFloat64(x, c.from.Scale)
+		}
+	default:
+		for i, x := range readInt64(in, c.from) {
+			out[i] = float64(x)
+		}
+	}
+	return finish(c.to.Arrow(), k.n, k.vbuf, obuf, k.nulls), nil
+}
+
+var float64Pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
+
+// decimalToFloat64 is correctly rounded, like BigDecimal.doubleValue.
+func decimalToFloat64(x decimal128.Num, scale int32) float64 {
+	if v, ok := i64(x); ok && v < 1<<53 && v > -(1<<53) && int(scale) < len(float64Pow10) {
+		return float64(v) / float64Pow10[scale] // both exact: one correctly rounded division
+	}
+	var bx big.Int
+	f, _ := strconv.ParseFloat(plainString(numToBig(&bx, x), scale), 64)
+	return f
+}
+
+func decimalToFloat32(x decimal128.Num, scale int32) float32 {
+	if v, ok := i64(x); ok && v < 1<<24 && v > -(1<<24) && scale <= 10 {
+		return float32(v) / float32(float64Pow10[scale])
+	}
+	var bx big.Int
+	f, _ := strconv.ParseFloat(plainString(numToBig(&bx, x), scale), 32)
+	return float32(f)
+}
+
+func castToDecimal(c *cast, k *kernelArgs, in arrow.Array) (arrow.Array, error) {
+	switch {
+	case c.from.IsIntegral():
+		return intsToDecimal(c, k, readInt64(in, c.from))
+	case c.from.Kind == sparktype.Decimal:
+		return decimalToDecimal(c, k, in)
+	default:
+		return floatsToDecimal(c, k, readFloat64(in, c.from))
+	}
+}
+
+// decimalResult finishes one value of a cast to decimal: u at scale s, rounded HALF_UP to the
+// target; on overflow null or (ANSI, active row) NUMERIC_VALUE_OUT_OF_RANGE with plain(u, s).
+func (c *cast) decimalResult(k *kernelArgs, i int, u *big.Int, s int32, out []decimal128.Num, tmp *big.Int) error {
+	roundHalfUpBig(tmp, u, int(s-c.to.Scale))
+	if digitsBig(tmp) <= int(c.to.Precision) {
+		out[i] = decimal128.FromBigInt(tmp)
+		return nil
+	}
+	if c.mode == modeANSI && isActive(k.active, i) {
+		return exec.NumericValueOutOfRange(plainString(u, s), c.to.Precision, c.to.Scale)
+	}
+	k.setNull(i)
+	return nil
+}
+
+func intsToDecimal(c *cast, k *kernelArgs, v []int64) (arrow.Array, error) {
+	obuf, out := newFixed[decimal128.Num](k.alloc, k.n)
+	p, s := c.to.Precision, c.to.Scale
+	var u, tmp big.Int
+	for i, x := range v {
+		out[i] = decimal128.Num{}
+		if !k.rowValid(i) {
+			continue
+		}
+		if p-s >= 19 || fitsI64Precision(x, p-s) {
+			// |x| < 10^(p-s): x * 10^s is exact and fits precision p <= 38.
+			out[i] = decimal128.FromI64(x).Mul(decimal128.GetScaleMultiplier(int(s)))
+			continue
+		}
+		u.SetInt64(x)
+		if err := c.decimalResult(k, i, &u, 0, out, &tmp); err != nil {
+			obuf.Release()
+			return nil, err
+		}
+	}
+	return finish(c.to.Arrow(), k.n, k.vbuf, obuf, k.nulls), nil
+}
+
+func decimalToDecimal(c *cast, k *kernelArgs, in arrow.Array) (arrow.Array, error) {
+	a := values[decimal128.Num](in)
+	obuf, out := newFixed[decimal128.Num](k.alloc, k.n)
+	fs, ts := c.from.Scale, c.to.Scale
+	var u, tmp big.Int
+	for i, x := range a {
+		out[i] = decimal128.Num{}
+		if !k.rowValid(i) {
+			continue
+		}
+		if ts >= fs && c.from.Precision+(ts-fs) <= 38 {
+			y := x.Mul(decimal128.GetScaleMultiplier(int(ts - fs)))
+			if fitsPrecision(y, c.to.Precision) {
+				out[i] = y
+				continue
+			}
+		}
+		numToBig(&u, x)
+		if err := c.decimalResult(k, i, &u, fs, out, &tmp); err != nil {
+			obuf.Release()
+			return nil, err
+		}
+	}
+	return finish(c.to.Arrow(), k.n, k.vbuf, obuf, k.nulls), nil
+}
+
+// javaDoubleDecimal returns the decimal value of Java's Double.toString(f) as BigDecimal
+// parses it: unscaled digits and scale (negative scales already rescaled to 0, as
+// Decimal.set(BigDecimal) does). Go's shortest formatting gives the same digits as Java 19+.
+func javaDoubleDecimal(f float64, u *big.Int) int32 {
+	s := strconv.FormatFloat(math.Abs(f), 'e', -1, 64) // d.ddde±xx
+	if !strings.Contains(s, ".") {
+		// Java prints at least two digits and then picks the two-digit decimal closest to f
+		// (Double.MIN_VALUE is "4.9E-324", not 5E-324).
+		s = strconv.FormatFloat(math.Abs(f), 'e', 1, 64)
+	}
+	mant, expS, _ := strings.Cut(s, "e")
+	exp, _ := strconv.Atoi(expS)
+	intPart, frac, _ := strings.Cut(mant, ".")
+	digits := strings.TrimRight(intPart+frac, "0")
+	if digits == "" {
+		digits = "0"
+	}
+	// value = digits x 10^(exp - (len(digits)-1)); Java shows at least one fractional digit.
+	nat := len(digits) - 1 - exp // the scale of digits as an unscaled value
+	abs := math.Abs(f)
+	var scale int
+	if abs >= 1e-3 && abs < 1e7 {
+		scale = max(nat, 1) // plain notation: "100.0", "0.001"
+	} else {
+		scale = max(len(digits)-1, 1) - exp // "d.dddE±n"
+	}
+	u.SetString(digits, 10)
+	if scale > nat {
+		u.Mul(u, pow10Big(scale-nat))
+	}
+	if scale < 0 {
+		// Decimal.set(BigDecimal) rescales a negative scale to 0.
+		u.Mul(u, pow10Big(-scale))
+		scale = 0
+	}
+	if f < 0 {
+		u.Neg(u)
+	}
+	return int32(scale)
+}
+
+func floatsToDecimal(c *cast, k *kernelArgs, f []float64) (arrow.Array, error) {
+	obuf, out := newFixed[decimal128.Num](k.alloc, k.n)
+	var u, tmp big.Int
+	for i, x := range f {
+		out[i] = decimal128.Num{}
+		if !k.rowValid(i) {
+			continue
+		}
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			k.setNull(i) // BigDecimal(Double.toString) throws NumberFormatException -> null
+			continue
+		}
+		s := javaDoubleDecimal(x, &u)
+		if err := c.decimalResult(k, i, &u, s, out, &tmp); err != nil {
+			obuf.Release()
+			return nil, err
+		}
+	}
+	return finish(c.to.Arrow(), k.n, k.vbuf, obuf, k.nulls), nil
+}

@@ -1,0 +1,81 @@
+// Package expr owns Spark-compatible expressions: the Expr interface, the registry of translators
+// from Catalyst expression classes (keyed by class name, so supporting a new expression needs no
+// JVM change), and the kernels, one expression family per file.
+package expr
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/bolide-dev/bolide/native/columnar"
+	"github.com/bolide-dev/bolide/native/exec"
+	"github.com/bolide-dev/bolide/native/plan"
+	"github.com/bolide-dev/bolide/native/sparktype"
+)
+
+// Expr is a bound, typed expression evaluated a batch at a time.
+type Expr interface {
+	// Type is the Spark result type (equal to the Catalyst expression's dataType).
+	Type() sparktype.Type
+	// Eval returns a new column of b.NumRows values; the caller releases it.
+	Eval(ctx *exec.TaskContext, b *columnar.Batch) (arrow.Array, error)
+	String() string
+}
+
+// Translator builds an Expr from an encoded Catalyst expression, or returns an error whose text is
+// the fallback reason shown to the user.
+type Translator func(e *plan.Expr, conf *plan.Conf) (Expr, error)
+
+type entry struct {
+	translate Translator
+	doc       string
+}
+
+var registry = map[string]entry{}
+
+// Register adds a translator for a Catalyst class (short name, e.g. "Add"); doc is one line for the
+// generated support document. Registration happens in init functions of the family files.
+func Register(shortClass, doc string, t Translator) {
+	if _, dup := registry[shortClass]; dup {
+		panic("expr: duplicate translator for " + shortClass)
+	}
+	registry[shortClass] = entry{translate: t, doc: doc}
+}
+
+// Unsupported is returned when no translator exists or a translator refuses.
+type Unsupported struct{ Reason string }
+
+func (u *Unsupported) Error() string { return u.Reason }
+
+// Translate builds an Expr, refusing with a reason anything not supported natively.
+func Translate(e *plan.Expr, conf *plan.Conf) (Expr, error) {
+	if e == nil {
+		return nil, &Unsupported{Reason: "missing expression"}
+	}
+	short := plan.ShortClass(e.Class)
+	ent, ok := registry[short]
+	if !ok {
+		return nil, &Unsupported{Reason: fmt.Sprintf("expression %s is not supported natively", short)}
+	}
+	t, err := e.Type()
+	if err != nil {
+		return nil, err
+	}
+	if !t.Supported() && short != "Literal" {
+		return nil, &Unsupported{Reason: fmt.Sprintf("%s returns type %s, not supported natively", short, t)}
+	}
+	return ent.translate(e, conf)
+}
+
+// Supported lists the registered expression classes with their docs, sorted, for the generated
+// support document.
+func Supported() [][2]string {
+	out := make([][2]string, 0, len(registry))
+	for k, v := range registry {
+		out = append(out, [2]string{k, v.doc})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i][0] < out[j][0] })
+	return out
+}

@@ -1,0 +1,86 @@
+// C side of the JNI boundary: JNI_OnLoad caches classes and method ids; small helpers wrap the
+// JNI function table (cgo cannot call through it, nor call variadic functions).
+// The JDK headers come from CGO_CFLAGS (the Makefile points them at $JAVA_HOME/include).
+#include <jni.h>
+#include <stdlib.h>
+#include <string.h>
+
+// Cached at JNI_OnLoad: FindClass on a thread Go attaches would use the system class loader and not
+// find the plugin's classes (shared/go-in-jvm.md), so every class and method id is looked up once,
+// here, on the loading thread.
+static JavaVM* bolide_vm;
+static jclass bolide_error_cls;
+static jmethodID bolide_error_ctor;
+static jmethodID bolide_input_next;
+static jmethodID bolide_reserve;
+static jmethodID bolide_unreserve;
+
+static jclass global_class(JNIEnv* env, const char* name) {
+	jclass local = (*env)->FindClass(env, name);
+	if (local == NULL) return NULL;
+	jclass g = (jclass)(*env)->NewGlobalRef(env, local);
+	(*env)->DeleteLocalRef(env, local);
+	return g;
+}
+
+JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM* vm, void* reserved) {
+	JNIEnv* env;
+	bolide_vm = vm;
+	if ((*vm)->GetEnv(vm, (void**)&env, JNI_VERSION_1_8) != JNI_OK) return JNI_ERR;
+	bolide_error_cls = global_class(env, "org/apache/spark/sql/bolide/BolideNativeException");
+	if (bolide_error_cls == NULL) return JNI_ERR;
+	bolide_error_ctor = (*env)->GetMethodID(env, bolide_error_cls, "<init>",
+		"(Ljava/lang/String;Ljava/lang/String;Ljava/lang/String;)V");
+	jclass input = global_class(env, "org/apache/spark/sql/bolide/NativeInput");
+	if (input == NULL) return JNI_ERR;
+	bolide_input_next = (*env)->GetMethodID(env, input, "next", "(JJ)Z");
+	jclass res = global_class(env, "org/apache/spark/sql/bolide/NativeMemoryReserver");
+	if (res == NULL) return JNI_ERR;
+	bolide_reserve = (*env)->GetMethodID(env, res, "reserve", "(J)J");
+	bolide_unreserve = (*env)->GetMethodID(env, res, "unreserve", "(J)V");
+	if (bolide_error_ctor == NULL || bolide_input_next == NULL || bolide_reserve == NULL ||
+		bolide_unreserve == NULL) return JNI_ERR;
+	return JNI_VERSION_1_8;
+}
+
+jstring new_string(JNIEnv* env, const char* s) { return (*env)->NewStringUTF(env, s); }
+
+// throw_native raises BolideNativeException(message, errorClass, paramsJson); errorClass and params
+// may be NULL for errors that are not Spark error classes.
+void throw_native(JNIEnv* env, const char* msg, const char* cls, const char* params) {
+	if ((*env)->ExceptionCheck(env)) return; // an exception from an upcall is already pending
+	jstring jm = (*env)->NewStringUTF(env, msg);
+	jstring jc = cls ? (*env)->NewStringUTF(env, cls) : NULL;
+	jstring jp = params ? (*env)->NewStringUTF(env, params) : NULL;
+	jobject ex = (*env)->NewObject(env, bolide_error_cls, bolide_error_ctor, jm, jc, jp);
+	if (ex != NULL) (*env)->Throw(env, (jthrowable)ex);
+}
+
+jbyteArray new_bytes(JNIEnv* env, const void* data, jsize n) {
+	jbyteArray a = (*env)->NewByteArray(env, n);
+	if (a != NULL) (*env)->SetByteArrayRegion(env, a, 0, n, (const jbyte*)data);
+	return a;
+}
+
+jsize array_length(JNIEnv* env, jarray a) { return a == NULL ? 0 : (*env)->GetArrayLength(env, a); }
+
+void copy_bytes(JNIEnv* env, jbyteArray a, void* dst, jsize n) {
+	(*env)->GetByteArrayRegion(env, a, 0, n, (jbyte*)dst);
+}
+
+jobject object_at(JNIEnv* env, jobjectArray a, jsize i) { return (*env)->GetObjectArrayElement(env, a, i); }
+jobject new_global(JNIEnv* env, jobject o) { return (*env)->NewGlobalRef(env, o); }
+void delete_global(JNIEnv* env, jobject o) { (*env)->DeleteGlobalRef(env, o); }
+void delete_local(JNIEnv* env, jobject o) { (*env)->DeleteLocalRef(env, o); }
+int exception_pending(JNIEnv* env) { return (*env)->ExceptionCheck(env); }
+
+// Upcalls run on the task thread that entered Go, with that call's env.
+jboolean call_input_next(JNIEnv* env, jobject in, jlong arr, jlong schema) {
+	return (*env)->CallBooleanMethod(env, in, bolide_input_next, arr, schema);
+}
+jlong call_reserve(JNIEnv* env, jobject r, jlong n) {
+	return (*env)->CallLongMethod(env, r, bolide_reserve, n);
+}
+void call_unreserve(JNIEnv* env, jobject r, jlong n) {
+	(*env)->CallVoidMethod(env, r, bolide_unreserve, n);
+}

@@ -1,0 +1,77 @@
+// Command jni is the JNI boundary of the Bolide engine, built with -buildmode=c-shared into the
+// library the plugin JAR carries. It is the only package with cgo. Every exported function
+// recovers panics into Java exceptions; every call runs on the calling task thread, and upcalls to
+// Java (input batches, memory reservations) use that call's JNIEnv only (shared/go-in-jvm.md).
+package main
+
+/*
+#include "bridge.h"
+*/
+import "C"
+
+import (
+	"encoding/json"
+	"fmt"
+	"runtime"
+	"runtime/debug"
+	"unsafe"
+
+	"github.com/bolide-dev/bolide/native/plan"
+	"github.com/bolide-dev/bolide/native/translate"
+	"github.com/bolide-dev/bolide/native/version"
+)
+
+func main() {}
+
+//export Java_org_apache_spark_sql_bolide_NativeLib_version
+func Java_org_apache_spark_sql_bolide_NativeLib_version(env *C.JNIEnv, _ C.jclass) (out C.jstring) {
+	defer guard(env, "version")
+	s := C.CString(version.Version)
+	defer C.free(unsafe.Pointer(s))
+	return C.new_string(env, s)
+}
+
+// configure sizes the Go runtime after the executor: GOMAXPROCS = executor cores, GOMEMLIMIT = the
+// memory Spark leaves outside the JVM heap (overhead), so that Go's GC works before the container
+// limit is hit. Values <= 0 leave the setting alone.
+//
+//export Java_org_apache_spark_sql_bolide_NativeLib_configure
+func Java_org_apache_spark_sql_bolide_NativeLib_configure(env *C.JNIEnv, _ C.jclass, cores C.jint, memLimit C.jlong) {
+	defer guard(env, "configure")
+	if cores > 0 {
+		runtime.GOMAXPROCS(int(cores))
+	}
+	if memLimit > 0 {
+		debug.SetMemoryLimit(int64(memLimit))
+	}
+}
+
+// plan answers, on the driver, which nodes of an encoded Spark plan run natively (JSON in, JSON out).
+//
+//export Java_org_apache_spark_sql_bolide_NativeLib_plan
+func Java_org_apache_spark_sql_bolide_NativeLib_plan(env *C.JNIEnv, _ C.jclass, req C.jbyteArray) (out C.jbyteArray) {
+	defer guard(env, "plan")
+	var r plan.PlanRequest
+	if err := json.Unmarshal(goBytes(env, req), &r); err != nil {
+		throwError(env, fmt.Errorf("decode plan request: %w", err))
+		return 0
+	}
+	if r.Plan == nil {
+		throwError(env, fmt.Errorf("plan request without a plan"))
+		return 0
+	}
+	b, err := json.Marshal(translate.Decide(&r))
+	if err != nil {
+		throwError(env, err)
+		return 0
+	}
+	return javaBytes(env, b)
+}
+
+// supportDoc returns the generated support document (markdown) from the registries.
+//
+//export Java_org_apache_spark_sql_bolide_NativeLib_supportDoc
+func Java_org_apache_spark_sql_bolide_NativeLib_supportDoc(env *C.JNIEnv, _ C.jclass) (out C.jbyteArray) {
+	defer guard(env, "supportDoc")
+	return javaBytes(env, []byte(translate.SupportDoc()))
+}

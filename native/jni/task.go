@@ -1,0 +1,189 @@
+package main
+
+/*
+#include "bridge.h"
+*/
+import "C"
+
+import (
+	"encoding/json"
+	"fmt"
+	"runtime/cgo"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/cdata"
+
+	"github.com/bolide-dev/bolide/native/columnar"
+	"github.com/bolide-dev/bolide/native/exec"
+	"github.com/bolide-dev/bolide/native/memory"
+	"github.com/bolide-dev/bolide/native/plan"
+	"github.com/bolide-dev/bolide/native/sparktype"
+	"github.com/bolide-dev/bolide/native/translate"
+)
+
+// task is one task's native block: its operator tree, allocator and the Java objects it calls back.
+// It is used by one task thread at a time; env is the JNIEnv of the call in progress.
+type task struct {
+	env      *C.JNIEnv
+	root     exec.Operator
+	ctx      *exec.TaskContext
+	schema   *arrow.Schema
+	globals  []C.jobject
+	opened   bool
+	closed   bool
+	rootName string
+}
+
+func (t *task) setEnv(env *C.JNIEnv) { t.env = env }
+
+//export Java_org_apache_spark_sql_bolide_NativeLib_createPlan
+func Java_org_apache_spark_sql_bolide_NativeLib_createPlan(env *C.JNIEnv, _ C.jclass, req C.jbyteArray,
+	inputs C.jobjectArray, reserver C.jobject) (handle C.jlong) {
+	defer guard(env, "createPlan")
+	var r plan.TaskRequest
+	if err := json.Unmarshal(goBytes(env, req), &r); err != nil {
+		throwError(env, fmt.Errorf("decode task request: %w", err))
+		return 0
+	}
+	t := &task{env: env}
+	if reserver != 0 {
+		g := C.new_global(env, reserver)
+		t.globals = append(t.globals, g)
+	}
+	var res memory.Reserver
+	if reserver != 0 {
+		res = &jvmReserver{t: t, obj: t.globals[0]}
+	}
+	t.ctx = &exec.TaskContext{
+		Alloc: memory.NewTaskAllocator(res), Conf: &r.Conf, Files: r.Files, PartitionIndex: r.PartitionIndex,
+	}
+	n := int(C.array_length(env, C.jarray(inputs)))
+	for i := 0; i < n; i++ {
+		local := C.object_at(env, inputs, C.jsize(i))
+		g := C.new_global(env, local)
+		C.delete_local(env, local)
+		t.globals = append(t.globals, g)
+		t.ctx.Inputs = append(t.ctx.Inputs, &jvmInput{t: t, obj: g, index: i})
+	}
+	root, err := translate.Build(r.Plan, &r.Conf)
+	if err != nil {
+		t.release()
+		throwError(env, err)
+		return 0
+	}
+	t.root = root
+	t.rootName = r.Plan.NodeName
+	t.schema = sparktype.ArrowSchema(root.Schema())
+	return C.jlong(cgo.NewHandle(t))
+}
+
+func taskOf(env *C.JNIEnv, h C.jlong) *task {
+	t := cgo.Handle(h).Value().(*task)
+	t.setEnv(env)
+	return t
+}
+
+// exportSchema writes the block's output schema into a JVM-allocated ArrowSchema (once per task).
+//
+//export Java_org_apache_spark_sql_bolide_NativeLib_exportSchema
+func Java_org_apache_spark_sql_bolide_NativeLib_exportSchema(env *C.JNIEnv, _ C.jclass, h C.jlong, schemaAddr C.jlong) {
+	defer guard(env, "exportSchema")
+	t := taskOf(env, h)
+	cdata.ExportArrowSchema(t.schema, (*cdata.CArrowSchema)(C.jlong_to_ptr(schemaAddr)))
+}
+
+// next fills a JVM-allocated ArrowArray with the block's next batch and returns its row count, or
+// -1 at the end of the stream.
+//
+//export Java_org_apache_spark_sql_bolide_NativeLib_next
+func Java_org_apache_spark_sql_bolide_NativeLib_next(env *C.JNIEnv, _ C.jclass, h C.jlong, arrayAddr C.jlong) (rows C.jlong) {
+	defer guard(env, "next")
+	t := taskOf(env, h)
+	defer func() { t.env = nil }()
+	b, err := t.nextBatch()
+	if err != nil {
+		throwError(env, err)
+		return -1
+	}
+	if b == nil {
+		return -1
+	}
+	defer b.Release()
+	for i, c := range b.Cols {
+		compact, err := columnar.Compact(t.ctx.Alloc, c)
+		if err != nil {
+			throwError(env, err)
+			return -1
+		}
+		c.Release()
+		b.Cols[i] = compact
+	}
+	rec := b.Record(t.schema)
+	defer rec.Release()
+	cdata.ExportArrowRecordBatch(rec, (*cdata.CArrowArray)(C.jlong_to_ptr(arrayAddr)), nil)
+	return C.jlong(b.NumRows)
+}
+
+func (t *task) nextBatch() (*columnar.Batch, error) {
+	if t.closed {
+		return nil, fmt.Errorf("native block %s used after close", t.rootName)
+	}
+	if !t.opened {
+		t.opened = true
+		if err := t.root.Open(t.ctx); err != nil {
+			return nil, err
+		}
+	}
+	for {
+		b, err := t.root.Next()
+		if err == nil {
+			err = t.ctx.Alloc.Err()
+		}
+		if err != nil {
+			if b != nil {
+				b.Release()
+			}
+			return nil, err
+		}
+		t.ctx.Alloc.Settle()
+		// Empty batches carry nothing to Spark; skip them rather than cross the boundary.
+		if b != nil && b.NumRows == 0 {
+			b.Release()
+			continue
+		}
+		return b, nil
+	}
+}
+
+// close releases the block; batches already handed to the JVM stay valid until it releases them.
+//
+//export Java_org_apache_spark_sql_bolide_NativeLib_close
+func Java_org_apache_spark_sql_bolide_NativeLib_close(env *C.JNIEnv, _ C.jclass, h C.jlong) {
+	defer guard(env, "close")
+	if h == 0 {
+		return
+	}
+	hd := cgo.Handle(h)
+	t := hd.Value().(*task)
+	t.setEnv(env)
+	hd.Delete()
+	t.release()
+}
+
+func (t *task) release() {
+	if t.closed {
+		return
+	}
+	t.closed = true
+	if t.root != nil {
+		t.root.Close()
+	}
+	if t.ctx != nil {
+		t.ctx.Alloc.ReleaseAll()
+	}
+	for _, g := range t.globals {
+		C.delete_global(t.env, g)
+	}
+	t.globals = nil
+	t.env = nil
+}

@@ -1,0 +1,81 @@
+package main
+
+/*
+#include "bridge.h"
+*/
+import "C"
+
+import (
+	"fmt"
+	"unsafe"
+
+	"github.com/apache/arrow-go/v18/arrow/cdata"
+
+	"github.com/bolide-dev/bolide/native/columnar"
+)
+
+// jvmInput pulls batches of a Spark child from the JVM: one upcall per batch, on the task thread,
+// which exports the batch through the C Data Interface into structs this side allocates and frees.
+type jvmInput struct {
+	t     *task
+	obj   C.jobject
+	index int
+	done  bool
+}
+
+func (in *jvmInput) Next() (*columnar.Batch, error) {
+	if in.done {
+		return nil, nil
+	}
+	env := in.t.env
+	if env == nil {
+		return nil, fmt.Errorf("input %d read outside a JNI call", in.index)
+	}
+	arr := (*cdata.CArrowArray)(C.calloc(1, C.size_t(unsafe.Sizeof(cdata.CArrowArray{}))))
+	sch := (*cdata.CArrowSchema)(C.calloc(1, C.size_t(unsafe.Sizeof(cdata.CArrowSchema{}))))
+	defer C.free(unsafe.Pointer(arr))
+	defer func() {
+		cdata.ReleaseCArrowSchema(sch)
+		C.free(unsafe.Pointer(sch))
+	}()
+	ok := C.call_input_next(env, in.obj, C.jlong(uintptr(unsafe.Pointer(arr))), C.jlong(uintptr(unsafe.Pointer(sch))))
+	if C.exception_pending(env) != 0 {
+		return nil, errJavaException
+	}
+	if ok == 0 {
+		in.done = true
+		return nil, nil
+	}
+	rec, err := cdata.ImportCRecordBatch(arr, sch)
+	if err != nil {
+		cdata.ReleaseCArrowArray(arr)
+		return nil, fmt.Errorf("import input batch %d: %w", in.index, err)
+	}
+	defer rec.Release()
+	return columnar.FromRecord(rec), nil
+}
+
+// jvmReserver reserves off-heap execution memory from the task's TaskMemoryManager through the
+// JVM-side NativeMemoryReserver (a Spark MemoryConsumer).
+type jvmReserver struct {
+	t   *task
+	obj C.jobject
+}
+
+func (r *jvmReserver) Reserve(n int64) (int64, error) {
+	env := r.t.env
+	if env == nil {
+		return 0, fmt.Errorf("memory reservation outside a JNI call")
+	}
+	got := int64(C.call_reserve(env, r.obj, C.jlong(n)))
+	if C.exception_pending(env) != 0 {
+		return got, errJavaException
+	}
+	return got, nil
+}
+
+func (r *jvmReserver) Unreserve(n int64) {
+	if env := r.t.env; env != nil {
+		C.call_unreserve(env, r.obj, C.jlong(n))
+	}
+}

@@ -1,0 +1,147 @@
+// Package memory owns native memory: every buffer a task allocates comes from C memory (so that
+// the JVM may keep it after a call returns, see shared/go-in-jvm.md) through an allocator that
+// counts it and reserves it, in large chunks, from Spark's TaskMemoryManager.
+package memory
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/arrow/memory/mallocator"
+)
+
+// Reserver asks Spark for execution memory. Reserve returns how many bytes Spark granted (which may
+// be fewer than asked); Unreserve gives bytes back.
+type Reserver interface {
+	Reserve(bytes int64) (int64, error)
+	Unreserve(bytes int64)
+}
+
+// DefaultChunk is the granularity of reservations from Spark: reserving per batch would cost an
+// upcall per batch.
+const DefaultChunk = 8 << 20
+
+// ErrOutOfMemory is returned (wrapped) when Spark refuses a reservation.
+type ErrOutOfMemory struct {
+	Wanted, Granted, Used int64
+}
+
+func (e *ErrOutOfMemory) Error() string {
+	return fmt.Sprintf("Bolide could not reserve %d bytes of off-heap execution memory from Spark "+
+		"(granted %d, task already uses %d); raise spark.memory.offHeap.size", e.Wanted, e.Granted, e.Used)
+}
+
+// TaskAllocator is an arrow memory.Allocator over C memory that accounts to one task. It is safe
+// for concurrent use: arrays may be released by the JVM on another thread.
+type TaskAllocator struct {
+	c        *mallocator.Mallocator
+	reserver Reserver
+	chunk    int64
+
+	mu       sync.Mutex
+	used     int64 // bytes currently allocated
+	reserved int64 // bytes currently reserved from Spark
+	peak     int64
+	failed   error // sticky: the first reservation failure
+}
+
+// NewTaskAllocator returns an allocator; reserver may be nil (unit tests, driver-side planning).
+func NewTaskAllocator(r Reserver) *TaskAllocator {
+	return &TaskAllocator{c: mallocator.NewMallocator(), reserver: r, chunk: DefaultChunk}
+}
+
+var _ memory.Allocator = (*TaskAllocator)(nil)
+
+func (a *TaskAllocator) grow(n int64) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.used += n
+	if a.used > a.peak {
+		a.peak = a.used
+	}
+	if a.reserver == nil || a.used <= a.reserved {
+		return
+	}
+	want := ((a.used-a.reserved)/a.chunk + 1) * a.chunk
+	got, err := a.reserver.Reserve(want)
+	a.reserved += got
+	if err == nil && a.used > a.reserved {
+		err = &ErrOutOfMemory{Wanted: want, Granted: got, Used: a.used - n}
+	}
+	if err != nil && a.failed == nil {
+		a.failed = err
+	}
+}
+
+// shrink only counts: Free may run on any JVM thread (Arrow's release callback), where no upcall
+// into Spark is allowed. Reservations are given back by Settle on the task thread.
+func (a *TaskAllocator) shrink(n int64) {
+	a.mu.Lock()
+	a.used -= n
+	a.mu.Unlock()
+}
+
+// Settle gives reservations beyond one chunk of slack back to Spark. Call it on the task thread
+// (between batches), never from a release callback.
+func (a *TaskAllocator) Settle() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.reserver != nil && a.reserved-a.used > 2*a.chunk {
+		give := ((a.reserved - a.used - a.chunk) / a.chunk) * a.chunk
+		a.reserver.Unreserve(give)
+		a.reserved -= give
+	}
+}
+
+// Allocate implements memory.Allocator.
+func (a *TaskAllocator) Allocate(size int) []byte {
+	b := a.c.Allocate(size)
+	a.grow(int64(cap(b)))
+	return b
+}
+
+// Reallocate implements memory.Allocator.
+func (a *TaskAllocator) Reallocate(size int, b []byte) []byte {
+	old := int64(cap(b))
+	nb := a.c.Reallocate(size, b)
+	if d := int64(cap(nb)) - old; d > 0 {
+		a.grow(d)
+	} else if d < 0 {
+		a.shrink(-d)
+	}
+	return nb
+}
+
+// Free implements memory.Allocator.
+func (a *TaskAllocator) Free(b []byte) {
+	n := int64(cap(b))
+	a.c.Free(b)
+	a.shrink(n)
+}
+
+// Err returns the first reservation failure; operators check it once per batch so that a task over
+// its limit fails with a clear message instead of growing without bound.
+func (a *TaskAllocator) Err() error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.failed
+}
+
+// Used returns the bytes allocated now.
+func (a *TaskAllocator) Used() int64 { a.mu.Lock(); defer a.mu.Unlock(); return a.used }
+
+// Peak returns the most bytes allocated at once.
+func (a *TaskAllocator) Peak() int64 { a.mu.Lock(); defer a.mu.Unlock(); return a.peak }
+
+// ReleaseAll returns every reservation to Spark; called when the task's plan is closed. Buffers the
+// JVM still holds stay valid (they are freed on release), they are just no longer accounted.
+func (a *TaskAllocator) ReleaseAll() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.reserver != nil && a.reserved > 0 {
+		a.reserver.Unreserve(a.reserved)
+	}
+	a.reserved = 0
+	a.reserver = nil
+}

@@ -1,0 +1,423 @@
+// Package aggregate owns the native hash aggregate (Spark's HashAggregateExec): the operator, the
+// typed group hash table (hashtable.go) and the aggregate functions, one family per file (sum.go,
+// count.go, minmax.go, avg.go). Buffers follow Spark's aggBufferAttributes layouts exactly, so a
+// Partial aggregate here can feed a Final aggregate in Spark and the other way round.
+package aggregate
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/bolide-dev/bolide/native/columnar"
+	"github.com/bolide-dev/bolide/native/exec"
+	"github.com/bolide-dev/bolide/native/expr"
+	"github.com/bolide-dev/bolide/native/plan"
+	"github.com/bolide-dev/bolide/native/sparktype"
+)
+
+// HashAggregate is the validated, immutable plan of one HashAggregateExec; Open creates the per-task
+// state (hash table, aggregation buffers).
+type HashAggregate struct {
+	mode     Mode
+	keys     []*input
+	keyTypes []sparktype.Type
+	fns      []*fnSpec
+	// bufCols[i] is the child column of function i's first buffer (Final).
+	bufCols []int
+	// results evaluate resultExpressions over [keys ++ aggregate results] (not Partial).
+	results []resultCol
+	schema  []sparktype.Field
+	child   exec.Operator
+
+	st *stream
+}
+
+// resultCol is one result expression: a column of the [keys ++ results] batch, or an expression.
+type resultCol struct {
+	col int
+	e   expr.Expr
+}
+
+// New validates a HashAggregateExec node over its built child; an error is the fallback reason.
+func New(n *plan.Node, child exec.Operator, conf *plan.Conf) (*HashAggregate, error) {
+	if n.Has("isStreaming") {
+		if s, err := n.Bool("isStreaming"); err != nil {
+			return nil, err
+		} else if s {
+			return nil, refuse("streaming HashAggregate is not supported natively")
+		}
+	}
+	groupExprs, err := n.Exprs("groupingExpressions")
+	if err != nil {
+		return nil, err
+	}
+	aggExprs, err := n.Exprs("aggregateExpressions")
+	if err != nil {
+		return nil, err
+	}
+	aggAttrs, err := n.Exprs("aggregateAttributes")
+	if err != nil {
+		return nil, err
+	}
+	offset, err := n.Int("initialInputBufferOffset")
+	if err != nil {
+		return nil, err
+	}
+	resultExprs, err := n.Exprs("resultExpressions")
+	if err != nil {
+		return nil, err
+	}
+	h := &HashAggregate{child: child}
+	childSchema := child.Schema()
+
+	// Modes, DISTINCT, FILTER.
+	fnExprs := make([]*plan.Expr, len(aggExprs))
+	modes := map[string]bool{}
+	for i, ae := range aggExprs {
+		if plan.ShortClass(ae.Class) != "AggregateExpression" {
+			return nil, fmt.Errorf("aggregate expression %d is a %s", i, plan.ShortClass(ae.Class))
+		}
+		m, err := ae.String("mode")
+		if err != nil {
+			return nil, err
+		}
+		modes[strings.TrimSuffix(m, "$")] = true
+		if ae.Has("isDistinct") {
+			if d, err := ae.Bool("isDistinct"); err != nil {
+				return nil, err
+			} else if d {
+				return nil, refuse("HashAggregate with DISTINCT aggregates is not supported natively")
+			}
+		}
+		if ae.Has("filter") {
+			raw, _ := ae.Raw("filter")
+			if s := strings.TrimSpace(string(raw)); s != "null" && s != "" {
+				return nil, refuse("HashAggregate with FILTER clauses on aggregates is not supported natively")
+			}
+		}
+		if fnExprs[i], err = ae.Child("aggregateFunction"); err != nil {
+			return nil, err
+		}
+	}
+	switch {
+	case len(modes) > 1:
+		names := make([]string, 0, len(modes))
+		for _, m := range []string{"Partial", "PartialMerge", "Final", "Complete"} {
+			if modes[m] {
+				names = append(names, m)
+			}
+		}
+		return nil, refuse("HashAggregate with mixed aggregate modes (%s) is not supported natively", strings.Join(names, ", "))
+	case len(modes) == 0:
+		h.mode = GroupingOnly
+	case modes["Partial"]:
+		h.mode = Partial
+	case modes["Final"]:
+		h.mode = Final
+	case modes["Complete"]:
+		h.mode = Complete
+	case modes["PartialMerge"]:
+		return nil, refuse("HashAggregate in PartialMerge mode is not supported natively")
+	default:
+		return nil, fmt.Errorf("unknown aggregate mode %v", modes)
+	}
+
+	// Grouping keys.
+	fc := &fnContext{mode: h.mode, child: childSchema, conf: conf, singleGroup: len(groupExprs) == 0}
+	boundIDs := []int64{}
+	for _, g := range groupExprs {
+		in, err := newInput(g, fc, true)
+		if err != nil {
+			return nil, err
+		}
+		if !keyTypeSupported(in.typ) {
+			return nil, refuse("HashAggregate grouping by type %s is not supported natively", in.typ)
+		}
+		if g.ExprID == nil {
+			return nil, fmt.Errorf("grouping expression %s has no exprId", g.Name)
+		}
+		h.keys = append(h.keys, in)
+		h.keyTypes = append(h.keyTypes, in.typ)
+		boundIDs = append(boundIDs, *g.ExprID)
+	}
+
+	// Aggregate functions.
+	nbuf := 0
+	for _, fe := range fnExprs {
+		short := plan.ShortClass(fe.Class)
+		b, ok := functions[short]
+		if !ok {
+			return nil, refuse("aggregate function %s is not supported natively", short)
+		}
+		spec, err := b(fe, fc)
+		if err != nil {
+			return nil, err
+		}
+		if h.mode == Final {
+			for k, bt := range spec.bufTypes {
+				c := int(offset) + nbuf + k
+				if c >= len(childSchema) || !childSchema[c].Type.Equal(bt) {
+					got := "nothing"
+					if c < len(childSchema) {
+						got = childSchema[c].Type.String()
+					}
+					return nil, fmt.Errorf("final %s expects a %s buffer at input column %d, found %s", spec.name, bt, c, got)
+				}
+			}
+			h.bufCols = append(h.bufCols, int(offset)+nbuf)
+		}
+		nbuf += len(spec.bufTypes)
+		h.fns = append(h.fns, spec)
+	}
+
+	if h.schema, err = n.OutputFields(); err != nil {
+		return nil, err
+	}
+	for _, f := range h.schema {
+		if !f.Type.Supported() {
+			return nil, refuse("HashAggregate output column %s of type %s is not supported natively", f.Name, f.Type)
+		}
+	}
+
+	if h.mode == Partial {
+		// Output = grouping attributes ++ buffers, exactly.
+		want := append([]sparktype.Type{}, h.keyTypes...)
+		for _, f := range h.fns {
+			want = append(want, f.bufTypes...)
+		}
+		if len(want) != len(h.schema) {
+			return nil, fmt.Errorf("partial aggregate output has %d columns, expected %d (keys and buffers)", len(h.schema), len(want))
+		}
+		for i, t := range want {
+			if !h.schema[i].Type.Equal(t) {
+				return nil, fmt.Errorf("partial aggregate output column %d is %s, expected %s", i, h.schema[i].Type, t)
+			}
+		}
+		return h, nil
+	}
+
+	// Results: resultExpressions bound to grouping attributes ++ aggregateAttributes.
+	if h.mode != GroupingOnly {
+		if len(aggAttrs) != len(h.fns) {
+			return nil, fmt.Errorf("%d aggregate attributes for %d aggregate functions", len(aggAttrs), len(h.fns))
+		}
+		for i, a := range aggAttrs {
+			t, err := a.Type()
+			if err != nil {
+				return nil, err
+			}
+			if !t.Equal(h.fns[i].resultType) {
+				return nil, fmt.Errorf("aggregate attribute %s is %s, %s returns %s", a.Name, t, h.fns[i].name, h.fns[i].resultType)
+			}
+			if a.ExprID == nil {
+				return nil, fmt.Errorf("aggregate attribute %s has no exprId", a.Name)
+			}
+			boundIDs = append(boundIDs, *a.ExprID)
+		}
+	}
+	ordinals := make(map[int64]int, len(boundIDs))
+	for i, id := range boundIDs {
+		ordinals[id] = i
+	}
+	if len(resultExprs) != len(h.schema) {
+		return nil, fmt.Errorf("%d result expressions for %d output columns", len(resultExprs), len(h.schema))
+	}
+	for _, re := range resultExprs {
+		inner, err := stripAlias(re)
+		if err != nil {
+			return nil, err
+		}
+		if plan.ShortClass(inner.Class) == "AttributeReference" && inner.ExprID != nil {
+			o, ok := ordinals[*inner.ExprID]
+			if !ok {
+				return nil, fmt.Errorf("result attribute %s#%d is neither a grouping nor an aggregate attribute", inner.Name, *inner.ExprID)
+			}
+			h.results = append(h.results, resultCol{col: o})
+			continue
+		}
+		rebound, err := plan.Rebind(inner, ordinals)
+		if err != nil {
+			return nil, err
+		}
+		e, err := expr.Translate(rebound, conf)
+		if err != nil {
+			return nil, err
+		}
+		h.results = append(h.results, resultCol{col: -1, e: e})
+	}
+	return h, nil
+}
+
+// Mode reports the aggregate's mode (for explain and tests).
+func (h *HashAggregate) Mode() Mode { return h.mode }
+
+func (h *HashAggregate) Schema() []sparktype.Field { return h.schema }
+
+// stream is the per-task state.
+type stream struct {
+	ctx      *exec.TaskContext
+	table    groupTable
+	fns      []function
+	gids     []uint32
+	consumed bool
+	pos      int
+}
+
+func (h *HashAggregate) Open(ctx *exec.TaskContext) error {
+	if err := h.child.Open(ctx); err != nil {
+		return err
+	}
+	st := &stream{ctx: ctx, table: newGroupTable(h.keyTypes)}
+	for _, f := range h.fns {
+		st.fns = append(st.fns, f.newState())
+	}
+	if n := st.table.numGroups(); n > 0 {
+		for _, f := range st.fns {
+			f.grow(n)
+		}
+	}
+	h.st = st
+	return nil
+}
+
+func (h *HashAggregate) Next() (*columnar.Batch, error) {
+	st := h.st
+	if st == nil {
+		return nil, fmt.Errorf("HashAggregate read before Open")
+	}
+	if !st.consumed {
+		if err := h.consume(); err != nil {
+			return nil, err
+		}
+		st.consumed = true
+	}
+	n := st.table.numGroups()
+	if st.pos >= n {
+		return nil, nil
+	}
+	lo := st.pos
+	hi := min(n, lo+st.ctx.BatchSize())
+	st.pos = hi
+	return h.emit(lo, hi)
+}
+
+// consume aggregates the whole input (the hash table is not spilled yet).
+func (h *HashAggregate) consume() error {
+	st := h.st
+	for {
+		b, err := h.child.Next()
+		if err != nil {
+			return err
+		}
+		if b == nil {
+			return nil
+		}
+		err = h.addBatch(b)
+		b.Release()
+		if err != nil {
+			return err
+		}
+		if st.ctx.Alloc != nil {
+			if err := st.ctx.Alloc.Err(); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+func (h *HashAggregate) addBatch(b *columnar.Batch) error {
+	st := h.st
+	n := b.NumRows
+	if n == 0 {
+		return nil
+	}
+	if cap(st.gids) < n {
+		st.gids = make([]uint32, n)
+	}
+	gids := st.gids[:n]
+	keyCols := make([]arrow.Array, len(h.keys))
+	defer func() {
+		for _, c := range keyCols {
+			if c != nil {
+				c.Release()
+			}
+		}
+	}()
+	for i, k := range h.keys {
+		c, err := k.eval(st.ctx, b)
+		if err != nil {
+			return err
+		}
+		keyCols[i] = c
+	}
+	if err := st.table.assign(keyCols, n, gids); err != nil {
+		return err
+	}
+	ng := st.table.numGroups()
+	for i, f := range st.fns {
+		f.grow(ng)
+		var err error
+		if h.mode == Final {
+			c := h.bufCols[i]
+			err = f.merge(b.Cols[c:c+len(h.fns[i].bufTypes)], gids)
+		} else {
+			err = f.update(st.ctx, b, gids)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (h *HashAggregate) emit(lo, hi int) (*columnar.Batch, error) {
+	st := h.st
+	alloc := st.ctx.Alloc
+	cols, err := st.table.keyColumns(alloc, lo, hi)
+	if err != nil {
+		return nil, err
+	}
+	release := func() { columnar.NewBatch(cols, 0).Release() }
+	for _, f := range st.fns {
+		var more []arrow.Array
+		if h.mode == Partial {
+			more, err = f.buffers(alloc, lo, hi)
+		} else {
+			var c arrow.Array
+			c, err = f.result(alloc, lo, hi)
+			more = []arrow.Array{c}
+		}
+		if err != nil {
+			release()
+			return nil, err
+		}
+		cols = append(cols, more...)
+	}
+	if h.mode == Partial {
+		return columnar.NewBatch(cols, hi-lo), nil
+	}
+	inter := columnar.NewBatch(cols, hi-lo)
+	defer inter.Release()
+	out := make([]arrow.Array, len(h.results))
+	for i, r := range h.results {
+		if r.e == nil {
+			out[i] = inter.Cols[r.col]
+			out[i].Retain()
+			continue
+		}
+		c, err := r.e.Eval(st.ctx, inter)
+		if err != nil {
+			columnar.NewBatch(out[:i], 0).Release()
+			return nil, err
+		}
+		out[i] = c
+	}
+	return columnar.NewBatch(out, hi-lo), nil
+}
+
+func (h *HashAggregate) Close() {
+	h.st = nil
+	h.child.Close()
+}

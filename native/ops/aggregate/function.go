@@ -1,0 +1,213 @@
+package aggregate
+
+import (
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/bolide-dev/bolide/native/columnar"
+	"github.com/bolide-dev/bolide/native/exec"
+	"github.com/bolide-dev/bolide/native/expr"
+	"github.com/bolide-dev/bolide/native/plan"
+	"github.com/bolide-dev/bolide/native/sparktype"
+)
+
+// Mode is Spark's AggregateMode.
+type Mode uint8
+
+const (
+	// GroupingOnly: no aggregate expressions (SELECT DISTINCT-like); results over the keys.
+	GroupingOnly Mode = iota
+	Partial
+	Final
+	Complete
+)
+
+func (m Mode) String() string {
+	return [...]string{"GroupingOnly", "Partial", "Final", "Complete"}[m]
+}
+
+// updates reports whether the mode reads raw input rows (otherwise it merges buffers).
+func (m Mode) updates() bool { return m == Partial || m == Complete }
+
+// function is the per-task state of one aggregate function over all groups. Every method works on
+// a whole batch: the typed loops live in the family files, one interface call per batch.
+type function interface {
+	// bufferTypes is Spark's aggBufferAttributes layout.
+	bufferTypes() []sparktype.Type
+	// grow makes room for n groups, new ones at Spark's initial values.
+	grow(n int)
+	// update folds the rows of an input batch into their groups (Partial, Complete).
+	update(ctx *exec.TaskContext, b *columnar.Batch, gids []uint32) error
+	// merge folds partial buffers (this function's buffer columns) into their groups (Final).
+	merge(cols []arrow.Array, gids []uint32) error
+	// buffers builds the buffer columns of groups [lo, hi) (Partial output).
+	buffers(alloc memory.Allocator, lo, hi int) ([]arrow.Array, error)
+	// result evaluates the function for groups [lo, hi) (Final, Complete).
+	result(alloc memory.Allocator, lo, hi int) (arrow.Array, error)
+}
+
+// fnSpec is the validated, immutable description of one aggregate function; newState makes the
+// per-task state.
+type fnSpec struct {
+	name       string
+	bufTypes   []sparktype.Type
+	resultType sparktype.Type
+	newState   func() function
+}
+
+// fnContext is what a function builder needs to know about its operator.
+type fnContext struct {
+	mode  Mode
+	child []sparktype.Field
+	conf  *plan.Conf
+	// singleGroup: no grouping keys. Spark then keeps buffers in generated local variables (no
+	// per-row decimal precision check) instead of UnsafeRow buffers.
+	singleGroup bool
+}
+
+type fnBuilder func(fn *plan.Expr, c *fnContext) (*fnSpec, error)
+
+var functions = map[string]fnBuilder{}
+
+func registerFunction(shortClass string, b fnBuilder) { functions[shortClass] = b }
+
+// unsupported is a refusal whose text is shown to users.
+type unsupported struct{ reason string }
+
+func (u *unsupported) Error() string { return u.reason }
+
+func refuse(format string, args ...any) error {
+	return &unsupported{reason: fmt.Sprintf(format, args...)}
+}
+
+// evalModeOf reads the eval mode of Sum (4.1: evalContext.evalMode; 4.0: evalMode) or Average.
+func evalModeOf(fn *plan.Expr) (string, error) {
+	if fn.Has("evalContext") {
+		p, err := fn.Product("evalContext")
+		if err != nil {
+			return "", err
+		}
+		if p == nil {
+			return "", fmt.Errorf("%s has a null evalContext", plan.ShortClass(fn.Class))
+		}
+		return p.String("evalMode")
+	}
+	if fn.Has("evalMode") {
+		return fn.String("evalMode")
+	}
+	return "LEGACY", nil
+}
+
+// input is one argument of an aggregate function or one grouping key, evaluated over the child's
+// batches: a plain column reference is taken as is; anything else goes through package expr.
+type input struct {
+	ordinal  int
+	e        expr.Expr
+	typ      sparktype.Type
+	nullable bool
+}
+
+func (in *input) eval(ctx *exec.TaskContext, b *columnar.Batch) (arrow.Array, error) {
+	if in.e == nil {
+		c := b.Cols[in.ordinal]
+		c.Retain()
+		return c, nil
+	}
+	return in.e.Eval(ctx, b)
+}
+
+// stripAlias returns the child of an Alias.
+func stripAlias(e *plan.Expr) (*plan.Expr, error) {
+	for e != nil && plan.ShortClass(e.Class) == "Alias" {
+		c, err := e.Child("child")
+		if err != nil {
+			return nil, err
+		}
+		e = c
+	}
+	return e, nil
+}
+
+func isAttribute(e *plan.Expr) bool {
+	return plan.ShortClass(e.Class) == "AttributeReference" && e.Ordinal != nil
+}
+
+// newInput binds an expression over the child's output. With normalized set, the floating-point
+// normalization wrappers Spark puts on grouping keys are dropped from a plain column: the hash table
+// normalizes keys itself, with the same result.
+func newInput(e *plan.Expr, c *fnContext, normalized bool) (*input, error) {
+	e, err := stripAlias(e)
+	if err != nil {
+		return nil, err
+	}
+	t, err := e.Type()
+	if err != nil {
+		return nil, err
+	}
+	if normalized {
+		inner := e
+		for {
+			cls := plan.ShortClass(inner.Class)
+			if cls != "KnownFloatingPointNormalized" && cls != "NormalizeNaNAndZero" {
+				break
+			}
+			if inner, err = inner.Child("child"); err != nil {
+				return nil, err
+			}
+		}
+		if isAttribute(inner) {
+			e = inner
+		}
+	}
+	if isAttribute(e) {
+		o := *e.Ordinal
+		if o < 0 || o >= len(c.child) {
+			return nil, fmt.Errorf("attribute %s (#%d) is not in the child's output", e.Name, derefID(e))
+		}
+		if !c.child[o].Type.Equal(t) {
+			return nil, fmt.Errorf("attribute %s has type %s but child column %d is %s", e.Name, t, o, c.child[o].Type)
+		}
+		return &input{ordinal: o, typ: t, nullable: e.Nullable}, nil
+	}
+	ex, err := expr.Translate(e, c.conf)
+	if err != nil {
+		return nil, err
+	}
+	return &input{ordinal: -1, e: ex, typ: ex.Type(), nullable: e.Nullable}, nil
+}
+
+func derefID(e *plan.Expr) int64 {
+	if e.ExprID == nil {
+		return -1
+	}
+	return *e.ExprID
+}
+
+// singleChild decodes the `child` of a unary aggregate function and its type.
+func singleChild(fn *plan.Expr) (*plan.Expr, sparktype.Type, error) {
+	child, err := fn.Child("child")
+	if err != nil {
+		return nil, sparktype.Type{}, err
+	}
+	t, err := child.Type()
+	return child, t, err
+}
+
+// bindInput binds an argument when the mode reads raw rows; Final mode never evaluates it.
+func bindInput(e *plan.Expr, c *fnContext) (*input, error) {
+	if !c.mode.updates() {
+		return nil, nil
+	}
+	return newInput(e, c, false)
+}
+
+// bitSet reports whether row i is valid in a validity bitmap (nil = all valid).
+func bitSet(bits []byte, off, i int) bool {
+	if bits == nil {
+		return true
+	}
+	i += off
+	return bits[i>>3]&(1<<uint(i&7)) != 0
+}

@@ -1,0 +1,277 @@
+package aggregate
+
+import (
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/bolide-dev/bolide/native/columnar"
+	"github.com/bolide-dev/bolide/native/exec"
+	"github.com/bolide-dev/bolide/native/plan"
+	"github.com/bolide-dev/bolide/native/sparktype"
+)
+
+// Min and Max (Min.scala, Max.scala): buffer of the input type, initial null;
+// max = greatest(max, child) and merge greatest(max.left, max.right) (least for min). Greatest
+// keeps the current value unless the new one is strictly greater in Spark's ordering, where NaN is
+// above every other value, NaN = NaN and -0.0 = 0.0: so among equal values the first one seen
+// stays (max(0.0, -0.0) is 0.0, max(-0.0, 0.0) is -0.0). Strings and binary compare as unsigned
+// bytes (UTF8_BINARY).
+func init() {
+	registerFunction("Max", func(fn *plan.Expr, c *fnContext) (*fnSpec, error) { return newMinMax(fn, c, true) })
+	registerFunction("Min", func(fn *plan.Expr, c *fnContext) (*fnSpec, error) { return newMinMax(fn, c, false) })
+}
+
+func newMinMax(fn *plan.Expr, c *fnContext, isMax bool) (*fnSpec, error) {
+	name := "min"
+	if isMax {
+		name = "max"
+	}
+	child, t, err := singleChild(fn)
+	if err != nil {
+		return nil, err
+	}
+	in, err := bindInput(child, c)
+	if err != nil {
+		return nil, err
+	}
+	var mk func() function
+	switch t.Kind {
+	case sparktype.Byte:
+		mk = func() function { return &minMaxFixed[int8]{in: in, t: t, max: isMax} }
+	case sparktype.Short:
+		mk = func() function { return &minMaxFixed[int16]{in: in, t: t, max: isMax} }
+	case sparktype.Int, sparktype.Date:
+		mk = func() function { return &minMaxFixed[int32]{in: in, t: t, max: isMax} }
+	case sparktype.Long, sparktype.Timestamp, sparktype.TimestampNTZ:
+		mk = func() function { return &minMaxFixed[int64]{in: in, t: t, max: isMax} }
+	case sparktype.Float:
+		mk = func() function { return &minMaxFixed[float32]{in: in, t: t, max: isMax} }
+	case sparktype.Double:
+		mk = func() function { return &minMaxFixed[float64]{in: in, t: t, max: isMax} }
+	case sparktype.Decimal:
+		mk = func() function { return &minMaxDecimal{in: in, t: t, max: isMax} }
+	case sparktype.Boolean:
+		mk = func() function { return &minMaxBool{in: in, max: isMax} }
+	case sparktype.String, sparktype.Binary:
+		mk = func() function { return &minMaxBytes{in: in, t: t, max: isMax} }
+	default:
+		return nil, refuse("aggregate function %s over %s is not supported natively", name, t)
+	}
+	return &fnSpec{name: name, bufTypes: []sparktype.Type{t}, resultType: t, newState: mk}, nil
+}
+
+type ordered interface {
+	~int8 | ~int16 | ~int32 | ~int64 | ~float32 | ~float64
+}
+
+// sparkGreater is a > b in Spark's ordering (NaN greatest, NaN = NaN, -0.0 = 0.0).
+func sparkGreater[T ordered](a, b T) bool { return a > b || (a != a && b == b) }
+
+// sparkLess is a < b in Spark's ordering.
+func sparkLess[T ordered](a, b T) bool { return a < b || (b != b && a == a) }
+
+type minMaxFixed[T ordered] struct {
+	in   *input
+	t    sparktype.Type
+	max  bool
+	vals []T
+	has  []bool
+}
+
+func (f *minMaxFixed[T]) bufferTypes() []sparktype.Type { return []sparktype.Type{f.t} }
+func (f *minMaxFixed[T]) grow(n int) {
+	var zero T
+	f.vals = growSlice(f.vals, n, zero)
+	f.has = growSlice(f.has, n, false)
+}
+
+func (f *minMaxFixed[T]) update(ctx *exec.TaskContext, b *columnar.Batch, gids []uint32) error {
+	col, err := f.in.eval(ctx, b)
+	if err != nil {
+		return err
+	}
+	defer col.Release()
+	return f.merge([]arrow.Array{col}, gids)
+}
+
+func (f *minMaxFixed[T]) merge(cols []arrow.Array, gids []uint32) error {
+	vals := fixedValues[T](cols[0])
+	bits, off := validity(cols[0])
+	if len(gids) > 0 && len(vals) < len(gids) {
+		return fmt.Errorf("min/max: column shorter than batch")
+	}
+	cur, has := f.vals, f.has
+	if f.max {
+		for i, g := range gids {
+			if bitSet(bits, off, i) && (!has[g] || sparkGreater(vals[i], cur[g])) {
+				cur[g], has[g] = vals[i], true
+			}
+		}
+	} else {
+		for i, g := range gids {
+			if bitSet(bits, off, i) && (!has[g] || sparkLess(vals[i], cur[g])) {
+				cur[g], has[g] = vals[i], true
+			}
+		}
+	}
+	return nil
+}
+
+func (f *minMaxFixed[T]) buffers(alloc memory.Allocator, lo, hi int) ([]arrow.Array, error) {
+	r, err := f.result(alloc, lo, hi)
+	return []arrow.Array{r}, err
+}
+
+func (f *minMaxFixed[T]) result(alloc memory.Allocator, lo, hi int) (arrow.Array, error) {
+	return buildFixed(alloc, f.t, f.vals[lo:hi], f.has[lo:hi]), nil
+}
+
+func decLess(a, b decimal128.Num) bool {
+	return a.HighBits() < b.HighBits() || (a.HighBits() == b.HighBits() && a.LowBits() < b.LowBits())
+}
+
+type minMaxDecimal struct {
+	in   *input
+	t    sparktype.Type
+	max  bool
+	vals []decimal128.Num
+	has  []bool
+}
+
+func (f *minMaxDecimal) bufferTypes() []sparktype.Type { return []sparktype.Type{f.t} }
+func (f *minMaxDecimal) grow(n int) {
+	f.vals = growSlice(f.vals, n, decimal128.Num{})
+	f.has = growSlice(f.has, n, false)
+}
+
+func (f *minMaxDecimal) update(ctx *exec.TaskContext, b *columnar.Batch, gids []uint32) error {
+	col, err := f.in.eval(ctx, b)
+	if err != nil {
+		return err
+	}
+	defer col.Release()
+	return f.merge([]arrow.Array{col}, gids)
+}
+
+func (f *minMaxDecimal) merge(cols []arrow.Array, gids []uint32) error {
+	vals := fixedValues[decimal128.Num](cols[0])
+	bits, off := validity(cols[0])
+	for i, g := range gids {
+		if !bitSet(bits, off, i) {
+			continue
+		}
+		if !f.has[g] || (f.max && decLess(f.vals[g], vals[i])) || (!f.max && decLess(vals[i], f.vals[g])) {
+			f.vals[g], f.has[g] = vals[i], true
+		}
+	}
+	return nil
+}
+
+func (f *minMaxDecimal) buffers(alloc memory.Allocator, lo, hi int) ([]arrow.Array, error) {
+	r, err := f.result(alloc, lo, hi)
+	return []arrow.Array{r}, err
+}
+
+func (f *minMaxDecimal) result(alloc memory.Allocator, lo, hi int) (arrow.Array, error) {
+	return buildFixed(alloc, f.t, f.vals[lo:hi], f.has[lo:hi]), nil
+}
+
+type minMaxBool struct {
+	in   *input
+	max  bool
+	vals []bool
+	has  []bool
+}
+
+func (f *minMaxBool) bufferTypes() []sparktype.Type { return []sparktype.Type{sparktype.BooleanType} }
+func (f *minMaxBool) grow(n int) {
+	f.vals = growSlice(f.vals, n, false)
+	f.has = growSlice(f.has, n, false)
+}
+
+func (f *minMaxBool) update(ctx *exec.TaskContext, b *columnar.Batch, gids []uint32) error {
+	col, err := f.in.eval(ctx, b)
+	if err != nil {
+		return err
+	}
+	defer col.Release()
+	return f.merge([]arrow.Array{col}, gids)
+}
+
+func (f *minMaxBool) merge(cols []arrow.Array, gids []uint32) error {
+	vb, voff := boolBits(cols[0])
+	bits, off := validity(cols[0])
+	for i, g := range gids {
+		if !bitSet(bits, off, i) {
+			continue
+		}
+		v := bitSet(vb, voff, i)
+		if !f.has[g] || (f.max && v && !f.vals[g]) || (!f.max && !v && f.vals[g]) {
+			f.vals[g], f.has[g] = v, true
+		}
+	}
+	return nil
+}
+
+func (f *minMaxBool) buffers(alloc memory.Allocator, lo, hi int) ([]arrow.Array, error) {
+	r, err := f.result(alloc, lo, hi)
+	return []arrow.Array{r}, err
+}
+
+func (f *minMaxBool) result(alloc memory.Allocator, lo, hi int) (arrow.Array, error) {
+	return buildBool(alloc, f.vals[lo:hi], f.has[lo:hi]), nil
+}
+
+type minMaxBytes struct {
+	in   *input
+	t    sparktype.Type
+	max  bool
+	vals []string
+	has  []bool
+}
+
+func (f *minMaxBytes) bufferTypes() []sparktype.Type { return []sparktype.Type{f.t} }
+func (f *minMaxBytes) grow(n int) {
+	f.vals = growSlice(f.vals, n, "")
+	f.has = growSlice(f.has, n, false)
+}
+
+func (f *minMaxBytes) update(ctx *exec.TaskContext, b *columnar.Batch, gids []uint32) error {
+	col, err := f.in.eval(ctx, b)
+	if err != nil {
+		return err
+	}
+	defer col.Release()
+	return f.merge([]arrow.Array{col}, gids)
+}
+
+func (f *minMaxBytes) merge(cols []arrow.Array, gids []uint32) error {
+	offs, data, err := binaryParts(cols[0])
+	if err != nil {
+		return err
+	}
+	bits, off := validity(cols[0])
+	for i, g := range gids {
+		if !bitSet(bits, off, i) {
+			continue
+		}
+		v := data[offs[i]:offs[i+1]]
+		// string(v) in a comparison does not allocate; only a replacement copies.
+		if !f.has[g] || (f.max && string(v) > f.vals[g]) || (!f.max && string(v) < f.vals[g]) {
+			f.vals[g], f.has[g] = string(v), true
+		}
+	}
+	return nil
+}
+
+func (f *minMaxBytes) buffers(alloc memory.Allocator, lo, hi int) ([]arrow.Array, error) {
+	r, err := f.result(alloc, lo, hi)
+	return []arrow.Array{r}, err
+}
+
+func (f *minMaxBytes) result(alloc memory.Allocator, lo, hi int) (arrow.Array, error) {
+	return buildBinary(alloc, f.t, f.vals[lo:hi], f.has[lo:hi]), nil
+}

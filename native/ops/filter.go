@@ -1,0 +1,89 @@
+package ops
+
+import (
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/bolide-dev/bolide/native/columnar"
+	"github.com/bolide-dev/bolide/native/exec"
+	"github.com/bolide-dev/bolide/native/expr"
+	"github.com/bolide-dev/bolide/native/sparktype"
+)
+
+// Filter keeps the rows where a boolean predicate is true. A batch that passes whole is forwarded
+// as is; otherwise the surviving rows are gathered once (compaction) by a typed take.
+type Filter struct {
+	child exec.Operator
+	cond  expr.Expr
+	ctx   *exec.TaskContext
+	sel   []int32
+}
+
+// NewFilter validates the predicate's type at construction.
+func NewFilter(child exec.Operator, cond expr.Expr) (*Filter, error) {
+	if cond.Type().Kind != sparktype.Boolean {
+		return nil, fmt.Errorf("filter condition %s is %s, not boolean", cond, cond.Type())
+	}
+	return &Filter{child: child, cond: cond}, nil
+}
+
+func (f *Filter) Schema() []sparktype.Field { return f.child.Schema() }
+
+func (f *Filter) Open(ctx *exec.TaskContext) error {
+	f.ctx = ctx
+	return f.child.Open(ctx)
+}
+
+func (f *Filter) Next() (*columnar.Batch, error) {
+	for {
+		b, err := f.child.Next()
+		if err != nil || b == nil {
+			return nil, err
+		}
+		out, err := f.apply(b)
+		if err != nil {
+			return nil, err
+		}
+		if out != nil {
+			return out, nil
+		}
+	}
+}
+
+// apply consumes b; it returns nil when no row survives.
+func (f *Filter) apply(b *columnar.Batch) (*columnar.Batch, error) {
+	defer b.Release()
+	p, err := f.cond.Eval(f.ctx, b)
+	if err != nil {
+		return nil, err
+	}
+	defer p.Release()
+	pred, ok := p.(*array.Boolean)
+	if !ok {
+		return nil, fmt.Errorf("filter condition %s produced %s", f.cond, p.DataType())
+	}
+	f.sel = columnar.SelectTrue(pred, f.sel)
+	switch len(f.sel) {
+	case 0:
+		return nil, nil
+	case b.NumRows:
+		cols := make([]arrow.Array, len(b.Cols))
+		for i, c := range b.Cols {
+			c.Retain()
+			cols[i] = c
+		}
+		return columnar.NewBatch(cols, b.NumRows), nil
+	}
+	cols := make([]arrow.Array, len(b.Cols))
+	for i, c := range b.Cols {
+		if cols[i], err = columnar.Take(f.ctx.Alloc, c, f.sel); err != nil {
+			columnar.NewBatch(cols[:i], 0).Release()
+			return nil, err
+		}
+	}
+	return columnar.NewBatch(cols, len(f.sel)), nil
+}
+
+func (f *Filter) Close() { f.child.Close() }

@@ -1,0 +1,81 @@
+// Package ops owns the native operators, one per file. Operators are built once per task from an
+// immutable, validated description and stream batches through exec.Operator.
+package ops
+
+import (
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/bolide-dev/bolide/native/columnar"
+	"github.com/bolide-dev/bolide/native/exec"
+	"github.com/bolide-dev/bolide/native/plan"
+	"github.com/bolide-dev/bolide/native/sparktype"
+)
+
+// Input is the leaf of a native block that reads a child staying in Spark, batch by batch, from the
+// JVM (an Arrow C Data batch per call).
+type Input struct {
+	index  int
+	schema []sparktype.Field
+	src    exec.InputSource
+}
+
+// NewInput builds the input leaf for child n; index is -1 at planning time.
+func NewInput(index int, n *plan.Node) (*Input, error) {
+	fields, err := n.OutputFields()
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range fields {
+		if !f.Type.Supported() {
+			return nil, fmt.Errorf("input from %s has column %s of type %s, not supported natively",
+				n.NodeName, f.Name, f.Type)
+		}
+	}
+	return &Input{index: index, schema: fields}, nil
+}
+
+func (in *Input) Schema() []sparktype.Field { return in.schema }
+
+func (in *Input) Open(ctx *exec.TaskContext) error {
+	if in.index < 0 || in.index >= len(ctx.Inputs) {
+		return fmt.Errorf("native block input %d not provided (task has %d inputs)", in.index, len(ctx.Inputs))
+	}
+	in.src = ctx.Inputs[in.index]
+	return nil
+}
+
+func (in *Input) Next() (*columnar.Batch, error) {
+	if in.src == nil {
+		return nil, fmt.Errorf("input %d read before Open", in.index)
+	}
+	b, err := in.src.Next()
+	if err != nil || b == nil {
+		return nil, err
+	}
+	if len(b.Cols) != len(in.schema) {
+		b.Release()
+		return nil, fmt.Errorf("input %d delivered %d columns, expected %d", in.index, len(b.Cols), len(in.schema))
+	}
+	for i, c := range b.Cols {
+		want := in.schema[i].Type.Arrow()
+		if arrow.TypeEqual(c.DataType(), want) {
+			continue
+		}
+		// Spark tags timestamps with the session zone; the values are UTC micros either way.
+		if c.DataType().ID() == arrow.TIMESTAMP && want.ID() == arrow.TIMESTAMP {
+			d := array.NewData(want, c.Len(), c.Data().Buffers(), nil, c.NullN(), c.Data().Offset())
+			b.Cols[i] = array.MakeFromData(d)
+			d.Release()
+			c.Release()
+			continue
+		}
+		b.Release()
+		return nil, fmt.Errorf("input %d column %s is %s, expected %s", in.index, in.schema[i].Name, c.DataType(), want)
+	}
+	return b, nil
+}
+
+func (in *Input) Close() {}

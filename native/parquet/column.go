@@ -1,0 +1,928 @@
+package parquet
+
+import (
+	"fmt"
+	"math"
+	"unsafe"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	pq "github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/format"
+
+	"github.com/bolide-dev/bolide/native/sparktype"
+)
+
+// rawVals are the dense (non-null) values of a page or a dictionary as parquet-go decoded them:
+// PLAIN little-endian bytes for fixed-width types, bits for BOOLEAN, values + offsets for
+// BYTE_ARRAY.
+type rawVals struct {
+	data    []byte
+	offsets []uint32
+	size    int // FIXED_LEN_BYTE_ARRAY width
+	n       int // number of values available
+}
+
+// cursor walks the pages of one column chunk.
+type cursor struct {
+	pages  pq.Pages
+	page   pq.Page
+	leaf   *leafInfo
+	width  int // physWidth
+	maxDef byte
+
+	def   []byte // definition levels of the page (nil when required)
+	nrows int    // rows in the page
+	row   int    // next row of the page
+	val   int    // next value (index into vals or idx)
+	vals  rawVals
+	idx   []int32 // dictionary indexes, when the page is dictionary-encoded
+	dict  pq.Dictionary
+}
+
+func (c *cursor) start(pages pq.Pages) {
+	c.stop()
+	c.pages = pages
+}
+
+func (c *cursor) stop() {
+	if c.page != nil {
+		pq.Release(c.page)
+		c.page = nil
+	}
+	if c.pages != nil {
+		c.pages.Close()
+		c.pages = nil
+	}
+	c.def, c.idx, c.dict, c.vals = nil, nil, nil, rawVals{}
+	c.nrows, c.row, c.val = 0, 0, 0
+}
+
+// load moves to the next page that has rows.
+func (c *cursor) load() error {
+	if c.page != nil {
+		pq.Release(c.page)
+		c.page = nil
+	}
+	if c.pages == nil {
+		return errEOFInChunk
+	}
+	for {
+		p, err := c.pages.ReadPage()
+		if err != nil {
+			if isEOF(err) {
+				return errEOFInChunk
+			}
+			return err
+		}
+		n := int(p.NumRows())
+		if n <= 0 {
+			pq.Release(p)
+			continue
+		}
+		c.page = p
+		c.nrows, c.row, c.val = n, 0, 0
+		c.def = nil
+		if c.maxDef > 0 {
+			c.def = p.DefinitionLevels()
+			if len(c.def) != n {
+				return fmt.Errorf("page has %d rows but %d definition levels: %w", n, len(c.def), pq.ErrCorrupted)
+			}
+		}
+		pv := p.Data()
+		data, offsets := pv.Data()
+		if d := p.Dictionary(); d != nil {
+			c.dict = d
+			c.idx = unsafe.Slice((*int32)(unsafe.Pointer(unsafe.SliceData(data))), len(data)/4)
+			c.vals = rawVals{n: len(c.idx), size: c.leaf.typeLen}
+		} else {
+			c.idx = nil
+			c.vals = makeRaw(c.leaf, c.width, data, offsets)
+		}
+		return nil
+	}
+}
+
+func makeRaw(l *leafInfo, width int, data []byte, offsets []uint32) rawVals {
+	v := rawVals{data: data, offsets: offsets, size: l.typeLen}
+	switch {
+	case l.phys == format.Boolean:
+		v.n = len(data) * 8
+	case l.phys == format.ByteArray:
+		if len(offsets) > 0 {
+			v.n = len(offsets) - 1
+		}
+	case width > 0:
+		v.n = len(data) / width
+	}
+	return v
+}
+
+// chunk is the part of a page that goes into the current batch: k rows holding m values.
+type chunk struct {
+	def  []byte // nil when the column is required
+	k, m int
+}
+
+// advance returns the next chunk of at most want rows, loading a page when needed.
+func (c *cursor) advance(want int) (chunk, error) {
+	if c.row == c.nrows {
+		if err := c.load(); err != nil {
+			return chunk{}, err
+		}
+	}
+	k := min(want, c.nrows-c.row)
+	ch := chunk{k: k, m: k}
+	if c.maxDef > 0 {
+		ch.def = c.def[c.row : c.row+k]
+		ch.m = countDefined(ch.def, c.maxDef)
+	}
+	if c.val+ch.m > c.vals.n {
+		return chunk{}, fmt.Errorf("page declares %d values but holds %d: %w", c.val+ch.m, c.vals.n, pq.ErrCorrupted)
+	}
+	return ch, nil
+}
+
+func (c *cursor) consume(ch chunk) {
+	c.row += ch.k
+	c.val += ch.m
+}
+
+func countDefined(def []byte, maxDef byte) int {
+	n := 0
+	for _, d := range def {
+		if d == maxDef {
+			n++
+		}
+	}
+	return n
+}
+
+// setValid sets the validity bits [pos, pos+len(def)) from definition levels.
+func setValid(bits []byte, pos int, def []byte, maxDef byte) {
+	for i, d := range def {
+		if d == maxDef {
+			j := pos + i
+			bits[j>>3] |= 1 << (j & 7)
+		}
+	}
+}
+
+// decoder fills one output array from a cursor.
+type decoder interface {
+	read(c *cursor, n int, mem memory.Allocator) (arrow.Array, error)
+	release()
+}
+
+// column is one output column of a reader.
+type column struct {
+	field sparktype.Field
+	dt    arrow.DataType
+	leaf  *leafInfo // nil when the column is absent from the file
+	conv  conv
+	cur   cursor
+	dec   decoder
+}
+
+func (c *column) init() {
+	c.cur.leaf = c.leaf
+	c.cur.width = physWidth(c.leaf)
+	c.cur.maxDef = c.leaf.maxDef
+	c.dec = newDecoder(c.conv, c.dt)
+}
+
+func (c *column) start(pages pq.Pages, _ int64) { c.cur.start(pages) }
+func (c *column) stop()                         { c.cur.stop() }
+
+func (c *column) releaseScratch() {
+	if c.dec != nil {
+		c.dec.release()
+	}
+}
+
+func (c *column) read(n int, mem memory.Allocator) (arrow.Array, error) {
+	if c.leaf == nil {
+		return array.MakeArrayOfNull(mem, c.dt, n), nil
+	}
+	return c.dec.read(&c.cur, n, mem)
+}
+
+func newDecoder(cv conv, dt arrow.DataType) decoder {
+	switch cv {
+	case cvBool:
+		return &boolDecoder{}
+	case cvBytes:
+		return &bytesDecoder{dt: dt}
+	case cvFLBABytes:
+		return &bytesDecoder{dt: dt, fixed: true}
+	case cvI32:
+		return &fixedDecoder[int32]{dt: dt, conv: convCopy[int32]}
+	case cvI32toI8:
+		return &fixedDecoder[int8]{dt: dt, conv: convInt32[int8]}
+	case cvI32toI16:
+		return &fixedDecoder[int16]{dt: dt, conv: convInt32[int16]}
+	case cvI32toI64:
+		return &fixedDecoder[int64]{dt: dt, conv: convInt32[int64]}
+	case cvU32toI64:
+		return &fixedDecoder[int64]{dt: dt, conv: convUint32toI64}
+	case cvI32toF64:
+		return &fixedDecoder[float64]{dt: dt, conv: convInt32[float64]}
+	case cvI64:
+		return &fixedDecoder[int64]{dt: dt, conv: convCopy[int64]}
+	case cvI64Millis:
+		return &fixedDecoder[int64]{dt: dt, conv: convMillis}
+	case cvF32:
+		return &fixedDecoder[float32]{dt: dt, conv: convCopy[float32]}
+	case cvF32toF64:
+		return &fixedDecoder[float64]{dt: dt, conv: convF32toF64}
+	case cvF64:
+		return &fixedDecoder[float64]{dt: dt, conv: convCopy[float64]}
+	case cvDecI32:
+		return &fixedDecoder[decimal128.Num]{dt: dt, conv: convDecI32}
+	case cvDecI64:
+		return &fixedDecoder[decimal128.Num]{dt: dt, conv: convDecI64}
+	case cvDecU64:
+		return &fixedDecoder[decimal128.Num]{dt: dt, conv: convDecU64}
+	case cvDecFLBA:
+		return &fixedDecoder[decimal128.Num]{dt: dt, conv: convDecFLBA}
+	case cvDecBA:
+		return &fixedDecoder[decimal128.Num]{dt: dt, conv: convDecBA}
+	case cvInt96:
+		return &fixedDecoder[int64]{dt: dt, conv: convInt96}
+	}
+	panic(fmt.Sprintf("parquet: no decoder for conversion %d", cv))
+}
+
+// ---- buffers -------------------------------------------------------------------------------
+
+func newBuffer(mem memory.Allocator, n int) *memory.Buffer {
+	b := memory.NewResizableBuffer(mem)
+	b.Resize(n)
+	return b
+}
+
+func releaseBuf(b *memory.Buffer) {
+	if b != nil {
+		b.Release()
+	}
+}
+
+func viewAs[T any](b []byte, n int) []T {
+	if n == 0 {
+		return nil
+	}
+	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), n)
+}
+
+// makeArray wraps buffers into an array, taking over the caller's references.
+func makeArray(dt arrow.DataType, n, nulls int, bufs ...*memory.Buffer) arrow.Array {
+	d := array.NewData(dt, n, bufs, nil, nulls, 0)
+	a := array.MakeFromData(d)
+	d.Release()
+	for _, b := range bufs {
+		releaseBuf(b)
+	}
+	return a
+}
+
+// validity accumulates the validity bitmap of a batch under construction.
+type validity struct {
+	buf   *memory.Buffer
+	bits  []byte
+	nulls int
+}
+
+func newValidity(c *cursor, n int, mem memory.Allocator) validity {
+	if c.maxDef == 0 {
+		return validity{}
+	}
+	b := newBuffer(mem, int(bitutil.BytesForBits(int64(n))))
+	bits := b.Bytes()
+	clear(bits)
+	return validity{buf: b, bits: bits}
+}
+
+func (v *validity) add(pos int, ch chunk, maxDef byte) {
+	if v.bits == nil {
+		return
+	}
+	if ch.m == ch.k {
+		bitutil.SetBitsTo(v.bits, int64(pos), int64(ch.k), true)
+		return
+	}
+	setValid(v.bits, pos, ch.def, maxDef)
+	v.nulls += ch.k - ch.m
+}
+
+// finish returns the bitmap to use (nil when there are no nulls).
+func (v *validity) finish() *memory.Buffer {
+	if v.buf != nil && v.nulls == 0 {
+		v.buf.Release()
+		v.buf = nil
+	}
+	return v.buf
+}
+
+// ---- fixed-width output --------------------------------------------------------------------
+
+// convFunc converts the dense values [from, to) of v into dst (len(dst) == to-from).
+type convFunc[T any] func(dst []T, v *rawVals, from, to int) error
+
+type fixedDecoder[T any] struct {
+	dt      arrow.DataType
+	conv    convFunc[T]
+	dictOf  pq.Dictionary
+	dict    []T
+	scratch []T
+}
+
+func (d *fixedDecoder[T]) release() {
+	d.dictOf, d.dict, d.scratch = nil, nil, nil
+}
+
+func (d *fixedDecoder[T]) loadDict(c *cursor) error {
+	if c.dict == d.dictOf {
+		return nil
+	}
+	d.dictOf = nil
+	dv := c.dict.Page().Data()
+	data, offsets := dv.Data()
+	raw := makeRaw(c.leaf, c.width, data, offsets)
+	n := min(c.dict.Len(), raw.n)
+	d.dict = grow(d.dict, n)
+	if err := d.conv(d.dict, &raw, 0, n); err != nil {
+		return err
+	}
+	d.dictOf = c.dict
+	return nil
+}
+
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n, n+n/4)
+	}
+	return s[:n]
+}
+
+func (d *fixedDecoder[T]) read(c *cursor, n int, mem memory.Allocator) (arrow.Array, error) {
+	var zero T
+	vb := newBuffer(mem, n*int(unsafe.Sizeof(zero)))
+	out := viewAs[T](vb.Bytes(), n)
+	valid := newValidity(c, n, mem)
+	fail := func(err error) (arrow.Array, error) {
+		vb.Release()
+		releaseBuf(valid.buf)
+		return nil, err
+	}
+	for pos := 0; pos < n; {
+		ch, err := c.advance(n - pos)
+		if err != nil {
+			return fail(err)
+		}
+		dst := out[pos : pos+ch.k]
+		switch {
+		case c.idx != nil:
+			if err := d.loadDict(c); err != nil {
+				return fail(err)
+			}
+			idx := c.idx[c.val : c.val+ch.m]
+			var ok bool
+			if ch.m == ch.k {
+				ok = gather(dst, idx, d.dict)
+			} else {
+				ok = gatherSpread(dst, ch.def, c.maxDef, idx, d.dict)
+			}
+			if !ok {
+				return fail(fmt.Errorf("dictionary index out of range (dictionary has %d values): %w", len(d.dict), pq.ErrCorrupted))
+			}
+		case ch.m == ch.k:
+			if err := d.conv(dst, &c.vals, c.val, c.val+ch.m); err != nil {
+				return fail(err)
+			}
+		default:
+			d.scratch = grow(d.scratch, ch.m)
+			if err := d.conv(d.scratch, &c.vals, c.val, c.val+ch.m); err != nil {
+				return fail(err)
+			}
+			spread(dst, ch.def, c.maxDef, d.scratch)
+		}
+		valid.add(pos, ch, c.maxDef)
+		c.consume(ch)
+		pos += ch.k
+	}
+	vbuf := valid.finish()
+	return makeArray(d.dt, n, valid.nulls, vbuf, vb), nil
+}
+
+// spread writes the dense src to the defined positions of dst, zero elsewhere.
+func spread[T any](dst []T, def []byte, maxDef byte, src []T) {
+	var zero T
+	j := 0
+	for i, lv := range def {
+		if lv == maxDef {
+			dst[i] = src[j]
+			j++
+		} else {
+			dst[i] = zero
+		}
+	}
+}
+
+func gather[T any](dst []T, idx []int32, dict []T) bool {
+	n := uint32(len(dict))
+	dst = dst[:len(idx)]
+	for i, x := range idx {
+		if uint32(x) >= n {
+			return false
+		}
+		dst[i] = dict[x]
+	}
+	return true
+}
+
+func gatherSpread[T any](dst []T, def []byte, maxDef byte, idx []int32, dict []T) bool {
+	var zero T
+	n := uint32(len(dict))
+	j := 0
+	for i, lv := range def {
+		if lv == maxDef {
+			x := uint32(idx[j])
+			if x >= n {
+				return false
+			}
+			dst[i] = dict[x]
+			j++
+		} else {
+			dst[i] = zero
+		}
+	}
+	return true
+}
+
+// ---- conversions ---------------------------------------------------------------------------
+
+func convCopy[T int32 | int64 | float32 | float64](dst []T, v *rawVals, from, to int) error {
+	src := viewAs[T](v.data, v.n)
+	copy(dst, src[from:to])
+	return nil
+}
+
+func convInt32[T int8 | int16 | int64 | float64](dst []T, v *rawVals, from, to int) error {
+	src := viewAs[int32](v.data, v.n)[from:to]
+	dst = dst[:len(src)]
+	for i, x := range src {
+		dst[i] = T(x)
+	}
+	return nil
+}
+
+func convUint32toI64(dst []int64, v *rawVals, from, to int) error {
+	src := viewAs[uint32](v.data, v.n)[from:to]
+	dst = dst[:len(src)]
+	for i, x := range src {
+		dst[i] = int64(x)
+	}
+	return nil
+}
+
+func convF32toF64(dst []float64, v *rawVals, from, to int) error {
+	src := viewAs[float32](v.data, v.n)[from:to]
+	dst = dst[:len(src)]
+	for i, x := range src {
+		dst[i] = float64(x)
+	}
+	return nil
+}
+
+const maxMillis = math.MaxInt64 / 1000
+
+func convMillis(dst []int64, v *rawVals, from, to int) error {
+	src := viewAs[int64](v.data, v.n)[from:to]
+	dst = dst[:len(src)]
+	for i, x := range src {
+		if x > maxMillis || x < -maxMillis {
+			return fmt.Errorf("timestamp %d ms overflows microseconds", x)
+		}
+		dst[i] = x * 1000
+	}
+	return nil
+}
+
+func convDecI32(dst []decimal128.Num, v *rawVals, from, to int) error {
+	src := viewAs[int32](v.data, v.n)[from:to]
+	dst = dst[:len(src)]
+	for i, x := range src {
+		dst[i] = decimal128.FromI64(int64(x))
+	}
+	return nil
+}
+
+func convDecI64(dst []decimal128.Num, v *rawVals, from, to int) error {
+	src := viewAs[int64](v.data, v.n)[from:to]
+	dst = dst[:len(src)]
+	for i, x := range src {
+		dst[i] = decimal128.FromI64(x)
+	}
+	return nil
+}
+
+func convDecU64(dst []decimal128.Num, v *rawVals, from, to int) error {
+	src := viewAs[uint64](v.data, v.n)[from:to]
+	dst = dst[:len(src)]
+	for i, x := range src {
+		dst[i] = decimal128.FromU64(x)
+	}
+	return nil
+}
+
+// decimalFromBE decodes a big-endian two's complement integer of at most 16 bytes (longer
+// values must be sign extensions).
+func decimalFromBE(b []byte) (decimal128.Num, bool) {
+	if len(b) == 0 {
+		return decimal128.Num{}, true
+	}
+	if len(b) > 16 {
+		ext := byte(0)
+		if b[0]&0x80 != 0 {
+			ext = 0xff
+		}
+		for _, x := range b[:len(b)-16] {
+			if x != ext {
+				return decimal128.Num{}, false
+			}
+		}
+		b = b[len(b)-16:]
+		if (b[0]&0x80 != 0) != (ext == 0xff) {
+			return decimal128.Num{}, false
+		}
+	}
+	var hi, lo uint64
+	if b[0]&0x80 != 0 {
+		hi, lo = math.MaxUint64, math.MaxUint64
+	}
+	for _, x := range b {
+		hi = hi<<8 | lo>>56
+		lo = lo<<8 | uint64(x)
+	}
+	return decimal128.New(int64(hi), lo), true
+}
+
+func convDecFLBA(dst []decimal128.Num, v *rawVals, from, to int) error {
+	s := v.size
+	if s <= 0 || s > 16 {
+		return fmt.Errorf("decimal FIXED_LEN_BYTE_ARRAY(%d) is not supported", s)
+	}
+	data := v.data[from*s : to*s]
+	dst = dst[:to-from]
+	for i := range dst {
+		dst[i], _ = decimalFromBE(data[i*s : i*s+s])
+	}
+	return nil
+}
+
+func convDecBA(dst []decimal128.Num, v *rawVals, from, to int) error {
+	offs := v.offsets
+	dst = dst[:to-from]
+	for i := range dst {
+		lo, hi := offs[from+i], offs[from+i+1]
+		if lo > hi || int(hi) > len(v.data) {
+			return fmt.Errorf("byte array offsets out of range: %w", pq.ErrCorrupted)
+		}
+		x, ok := decimalFromBE(v.data[lo:hi])
+		if !ok {
+			return fmt.Errorf("decimal of %d bytes does not fit in 128 bits", hi-lo)
+		}
+		dst[i] = x
+	}
+	return nil
+}
+
+const (
+	julianDayOfEpoch = 2440588
+	microsPerDay     = 86400 * 1000 * 1000
+)
+
+// int96Micros decodes Parquet's legacy INT96 timestamp: 8 bytes of nanoseconds within the day,
+// then 4 bytes of Julian day, both little endian (Spark's DateTimeUtils.fromJulianDay).
+func int96Micros(b []byte) int64 {
+	nanos := int64(uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56)
+	day := int32(uint32(b[8]) | uint32(b[9])<<8 | uint32(b[10])<<16 | uint32(b[11])<<24)
+	return (int64(day)-julianDayOfEpoch)*microsPerDay + nanos/1000
+}
+
+func convInt96(dst []int64, v *rawVals, from, to int) error {
+	data := v.data[from*12 : to*12]
+	dst = dst[:to-from]
+	for i := range dst {
+		dst[i] = int96Micros(data[i*12 : i*12+12])
+	}
+	return nil
+}
+
+// ---- booleans ------------------------------------------------------------------------------
+
+type boolDecoder struct {
+	dictOf  pq.Dictionary
+	dict    []bool
+	scratch []bool
+}
+
+func (d *boolDecoder) release() { d.dictOf, d.dict, d.scratch = nil, nil, nil }
+
+func (d *boolDecoder) read(c *cursor, n int, mem memory.Allocator) (arrow.Array, error) {
+	vb := newBuffer(mem, int(bitutil.BytesForBits(int64(n))))
+	out := vb.Bytes()
+	clear(out)
+	valid := newValidity(c, n, mem)
+	fail := func(err error) (arrow.Array, error) {
+		vb.Release()
+		releaseBuf(valid.buf)
+		return nil, err
+	}
+	for pos := 0; pos < n; {
+		ch, err := c.advance(n - pos)
+		if err != nil {
+			return fail(err)
+		}
+		var dense []bool
+		switch {
+		case c.idx != nil:
+			if c.dict != d.dictOf {
+				dpv := c.dict.Page().Data()
+				dv, _ := dpv.Data()
+				m := min(c.dict.Len(), len(dv)*8)
+				d.dict = grow(d.dict, m)
+				for i := range d.dict {
+					d.dict[i] = bitutil.BitIsSet(dv, i)
+				}
+				d.dictOf = c.dict
+			}
+			d.scratch = grow(d.scratch, ch.m)
+			if !gather(d.scratch, c.idx[c.val:c.val+ch.m], d.dict) {
+				return fail(fmt.Errorf("dictionary index out of range: %w", pq.ErrCorrupted))
+			}
+			dense = d.scratch
+		case ch.m == ch.k:
+			bitutil.CopyBitmap(c.vals.data, c.val, ch.k, out, pos)
+		default:
+			j := c.val
+			for i, lv := range ch.def {
+				if lv == c.maxDef {
+					if bitutil.BitIsSet(c.vals.data, j) {
+						bitutil.SetBit(out, pos+i)
+					}
+					j++
+				}
+			}
+		}
+		if dense != nil {
+			j := 0
+			for i := 0; i < ch.k; i++ {
+				if ch.def == nil || ch.def[i] == c.maxDef {
+					if dense[j] {
+						bitutil.SetBit(out, pos+i)
+					}
+					j++
+				}
+			}
+		}
+		valid.add(pos, ch, c.maxDef)
+		c.consume(ch)
+		pos += ch.k
+	}
+	vbuf := valid.finish()
+	return makeArray(arrow.FixedWidthTypes.Boolean, n, valid.nulls, vbuf, vb), nil
+}
+
+// ---- strings and binary --------------------------------------------------------------------
+
+type bytesDecoder struct {
+	dt       arrow.DataType
+	fixed    bool // FIXED_LEN_BYTE_ARRAY source
+	avgBytes int  // bytes per row of the previous batch, to size the data buffer
+
+	dictOf   pq.Dictionary // validated dictionary
+	dictData []byte
+	dictOffs []uint32
+	dictN    int
+	size     int
+}
+
+func (d *bytesDecoder) release() {
+	d.dictOf, d.dictData, d.dictOffs = nil, nil, nil
+}
+
+// byteSink appends value bytes to an allocator buffer that grows geometrically.
+type byteSink struct {
+	buf *memory.Buffer
+	n   int
+}
+
+func (s *byteSink) append(b []byte) {
+	copy(s.grab(len(b)), b)
+}
+
+// grab reserves n bytes and returns them.
+func (s *byteSink) grab(n int) []byte {
+	if s.n+n > s.buf.Cap() {
+		s.buf.Reserve(max(s.n+n, 2*s.buf.Cap()))
+	}
+	b := s.buf.Buf()[s.n : s.n+n]
+	s.n += n
+	return b
+}
+
+func (d *bytesDecoder) read(c *cursor, n int, mem memory.Allocator) (arrow.Array, error) {
+	ob := newBuffer(mem, (n+1)*4)
+	offs := viewAs[int32](ob.Bytes(), n+1)
+	offs[0] = 0
+	sink := byteSink{buf: memory.NewResizableBuffer(mem)}
+	sink.buf.Reserve(max(64, n*max(d.avgBytes, 8)))
+	valid := newValidity(c, n, mem)
+	fail := func(err error) (arrow.Array, error) {
+		ob.Release()
+		sink.buf.Release()
+		releaseBuf(valid.buf)
+		return nil, err
+	}
+	for pos := 0; pos < n; {
+		ch, err := c.advance(n - pos)
+		if err != nil {
+			return fail(err)
+		}
+		var err2 error
+		switch {
+		case c.idx != nil:
+			err2 = d.fromDict(c, ch, offs[pos:pos+ch.k+1], &sink)
+		case d.fixed:
+			err2 = d.fromFixed(c, ch, offs[pos:pos+ch.k+1], &sink)
+		default:
+			err2 = d.fromPlain(c, ch, offs[pos:pos+ch.k+1], &sink)
+		}
+		if err2 != nil {
+			return fail(err2)
+		}
+		valid.add(pos, ch, c.maxDef)
+		c.consume(ch)
+		pos += ch.k
+	}
+	sink.buf.ResizeNoShrink(sink.n)
+	d.avgBytes = sink.n/n + 1
+	vbuf := valid.finish()
+	return makeArray(d.dt, n, valid.nulls, vbuf, ob, sink.buf), nil
+}
+
+var errOffsetOverflow = fmt.Errorf("a batch holds more than 2 GiB of string data; lower the batch size")
+
+// fromPlain copies the chunk's values in one block and rebases the offsets; offs[0] is already
+// set and offs[1:] receive the row ends.
+func (d *bytesDecoder) fromPlain(c *cursor, ch chunk, offs []int32, sink *byteSink) error {
+	src := c.vals.offsets
+	lo, hi := src[c.val], src[c.val+ch.m]
+	if lo > hi || int(hi) > len(c.vals.data) {
+		return fmt.Errorf("byte array offsets out of range: %w", pq.ErrCorrupted)
+	}
+	base := int64(offs[0]) - int64(lo)
+	if base+int64(hi) > math.MaxInt32 {
+		return errOffsetOverflow
+	}
+	sink.append(c.vals.data[lo:hi])
+	b := int32(base)
+	if ch.def == nil {
+		s := src[c.val+1 : c.val+ch.m+1]
+		o := offs[1 : len(s)+1]
+		for i, x := range s {
+			o[i] = b + int32(x)
+		}
+		return nil
+	}
+	j := c.val
+	cur := offs[0]
+	for i, lv := range ch.def {
+		if lv == c.maxDef {
+			j++
+			cur = b + int32(src[j])
+		}
+		offs[i+1] = cur
+	}
+	return nil
+}
+
+func (d *bytesDecoder) fromFixed(c *cursor, ch chunk, offs []int32, sink *byteSink) error {
+	s := c.vals.size
+	if int64(offs[0])+int64(ch.m)*int64(s) > math.MaxInt32 {
+		return errOffsetOverflow
+	}
+	sink.append(c.vals.data[c.val*s : (c.val+ch.m)*s])
+	cur := offs[0]
+	for i := 0; i < ch.k; i++ {
+		if ch.def == nil || ch.def[i] == c.maxDef {
+			cur += int32(s)
+		}
+		offs[i+1] = cur
+	}
+	return nil
+}
+
+func (d *bytesDecoder) fromDict(c *cursor, ch chunk, offs []int32, sink *byteSink) error {
+	if c.dict != d.dictOf {
+		if err := d.loadDict(c); err != nil {
+			return err
+		}
+	}
+	idx := c.idx[c.val : c.val+ch.m]
+	// pass 1: bounds and total size, so that pass 2 copies without capacity checks
+	dn := uint32(d.dictN)
+	total := 0
+	if d.fixed {
+		for _, x := range idx {
+			if uint32(x) >= dn {
+				return fmt.Errorf("dictionary index %d out of range (dictionary has %d values): %w", x, dn, pq.ErrCorrupted)
+			}
+		}
+		total = len(idx) * d.size
+	} else {
+		doffs := d.dictOffs
+		for _, x := range idx {
+			if uint32(x) >= dn {
+				return fmt.Errorf("dictionary index %d out of range (dictionary has %d values): %w", x, dn, pq.ErrCorrupted)
+			}
+			total += int(doffs[x+1] - doffs[x])
+		}
+	}
+	if int64(offs[0])+int64(total) > math.MaxInt32 {
+		return errOffsetOverflow
+	}
+	out := sink.grab(total)
+	ddata := d.dictData
+	base := offs[0]
+	w := 0
+	j := 0
+	if d.fixed {
+		s := d.size
+		for i := 0; i < ch.k; i++ {
+			if ch.def == nil || ch.def[i] == c.maxDef {
+				x := int(idx[j])
+				j++
+				w += copy(out[w:], ddata[x*s:x*s+s])
+			}
+			offs[i+1] = base + int32(w)
+		}
+		return nil
+	}
+	doffs := d.dictOffs
+	for i := 0; i < ch.k; i++ {
+		if ch.def == nil || ch.def[i] == c.maxDef {
+			x := idx[j]
+			j++
+			v := ddata[doffs[x]:doffs[x+1]]
+			if len(v) <= 8 && w+8 <= len(out) {
+				// short values (flags, codes): avoid a memmove call
+				for q, bb := range v {
+					out[w+q] = bb
+				}
+				w += len(v)
+			} else {
+				w += copy(out[w:], v)
+			}
+		}
+		offs[i+1] = base + int32(w)
+	}
+	return nil
+}
+
+// loadDict validates the dictionary of the current page once.
+func (d *bytesDecoder) loadDict(c *cursor) error {
+	d.dictOf = nil
+	dv := c.dict.Page().Data()
+	data, offsets := dv.Data()
+	n := c.dict.Len()
+	if d.fixed {
+		d.size = c.leaf.typeLen
+		if d.size > 0 {
+			n = min(n, len(data)/d.size)
+		} else {
+			n = 0
+		}
+	} else {
+		if len(offsets) == 0 {
+			n = 0
+		} else {
+			n = min(n, len(offsets)-1)
+		}
+		prev := uint32(0)
+		for _, o := range offsets[:n+1] {
+			if o < prev || int(o) > len(data) {
+				return fmt.Errorf("dictionary offsets out of range: %w", pq.ErrCorrupted)
+			}
+			prev = o
+		}
+	}
+	d.dictData, d.dictOffs, d.dictN = data, offsets, n
+	d.dictOf = c.dict
+	return nil
+}

@@ -1,0 +1,96 @@
+package plan
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+)
+
+// Rebind returns a deep copy of e in which every attribute reference is bound to a new input:
+// its ordinal becomes ordinals[exprId]. Operators whose expressions read something other than
+// their child's output (an aggregate's result expressions read grouping attributes ++ aggregate
+// results) rebind before translating. e itself, shared by every task, is not modified. An
+// attribute whose exprId is not in ordinals is an error.
+func Rebind(e *Expr, ordinals map[int64]int) (*Expr, error) {
+	if e == nil {
+		return nil, nil
+	}
+	out := *e
+	if ShortClass(e.Class) == "AttributeReference" {
+		if e.ExprID == nil {
+			return nil, fmt.Errorf("attribute %s has no exprId", e.Name)
+		}
+		o, ok := ordinals[*e.ExprID]
+		if !ok {
+			return nil, fmt.Errorf("attribute %s#%d cannot be bound to the new input", e.Name, *e.ExprID)
+		}
+		id := *e.ExprID
+		out.ExprID = &id
+		out.Ordinal = &o
+	} else {
+		if e.ExprID != nil {
+			id := *e.ExprID
+			out.ExprID = &id
+		}
+		if e.Ordinal != nil {
+			o := *e.Ordinal
+			out.Ordinal = &o
+		}
+	}
+	out.DataType = append(json.RawMessage(nil), e.DataType...)
+	if e.Fields != nil {
+		out.Fields = make(map[string]json.RawMessage, len(e.Fields))
+		for k, raw := range e.Fields {
+			nr, err := rebindValue(raw, ordinals)
+			if err != nil {
+				return nil, err
+			}
+			out.Fields[k] = nr
+		}
+	}
+	return &out, nil
+}
+
+// rebindValue rebinds the expressions inside one encoded field value: an expression (an object
+// with "class" and "dataType") or a sequence of values; anything else is copied.
+func rebindValue(raw json.RawMessage, ordinals map[int64]int) (json.RawMessage, error) {
+	t := bytes.TrimSpace(raw)
+	if len(t) == 0 {
+		return append(json.RawMessage(nil), raw...), nil
+	}
+	switch t[0] {
+	case '[':
+		var elems []json.RawMessage
+		if err := json.Unmarshal(t, &elems); err != nil {
+			return nil, err
+		}
+		for i, el := range elems {
+			ne, err := rebindValue(el, ordinals)
+			if err != nil {
+				return nil, err
+			}
+			elems[i] = ne
+		}
+		return json.Marshal(elems)
+	case '{':
+		var probe map[string]json.RawMessage
+		if err := json.Unmarshal(t, &probe); err != nil {
+			return nil, err
+		}
+		_, hasClass := probe["class"]
+		_, hasType := probe["dataType"]
+		if !hasClass || !hasType {
+			return append(json.RawMessage(nil), raw...), nil
+		}
+		var sub Expr
+		if err := json.Unmarshal(t, &sub); err != nil {
+			return nil, err
+		}
+		ns, err := Rebind(&sub, ordinals)
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(ns)
+	}
+	return append(json.RawMessage(nil), raw...), nil
+}

@@ -1,0 +1,42 @@
+package plan
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestRebind(t *testing.T) {
+	src := `{"class":"org.apache.spark.sql.catalyst.expressions.Add","dataType":"long","nullable":true,
+	  "fields":{"left":{"class":"org.apache.spark.sql.catalyst.expressions.AttributeReference","dataType":"long",
+	    "nullable":true,"fields":{"name":"a"},"exprId":7,"ordinal":-1,"name":"a"},
+	  "right":{"class":"org.apache.spark.sql.catalyst.expressions.Coalesce","dataType":"long","nullable":true,
+	    "fields":{"children":[{"class":"org.apache.spark.sql.catalyst.expressions.AttributeReference",
+	      "dataType":"long","nullable":true,"fields":{"name":"b"},"exprId":8,"ordinal":3,"name":"b"}]}},
+	  "evalContext":{"class":"org.apache.spark.sql.catalyst.expressions.NumericEvalContext","fields":{"evalMode":"ANSI"}}}}`
+	var e Expr
+	if err := json.Unmarshal([]byte(src), &e); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := json.Marshal(&e)
+	r, err := Rebind(&e, map[int64]int{7: 1, 8: 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, _ := json.Marshal(&e)
+	if string(before) != string(after) {
+		t.Errorf("Rebind modified its input")
+	}
+	left, _ := r.Child("left")
+	right, _ := r.Child("right")
+	kids, _ := right.Children("children")
+	if *left.Ordinal != 1 || *kids[0].Ordinal != 0 {
+		t.Errorf("ordinals %d %d, want 1 0", *left.Ordinal, *kids[0].Ordinal)
+	}
+	if p, err := r.Product("evalContext"); err != nil || p == nil {
+		t.Errorf("evalContext lost: %v", err)
+	}
+	if _, err := Rebind(&e, map[int64]int{7: 0}); err == nil || !strings.Contains(err.Error(), "b#8") {
+		t.Errorf("unbound attribute: %v", err)
+	}
+}

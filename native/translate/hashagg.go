@@ -1,0 +1,53 @@
+package translate
+
+import (
+	"fmt"
+
+	"github.com/bolide-dev/bolide/native/exec"
+	"github.com/bolide-dev/bolide/native/ops/aggregate"
+	"github.com/bolide-dev/bolide/native/plan"
+)
+
+func init() {
+	Register(Rule{
+		SparkClass: "HashAggregateExec",
+		Name:       "BolideHashAggregate",
+		ConfKey:    "hashAggregate",
+		Doc: "Partial, Final and Complete modes (not PartialMerge, DISTINCT or FILTER); sum, count, " +
+			"min, max, avg over numeric types (min/max also over string, binary, boolean, date, " +
+			"timestamp); Spark's buffer layouts, so either half may run in Spark. Holds all groups " +
+			"in memory (no spilling yet).",
+		Build: buildHashAggregate,
+	})
+	// Spark picks SortAggregate when a buffer is not fixed-width (min/max of strings). Without
+	// grouping keys its output has no order to keep, so the hash aggregate computes it exactly;
+	// with keys its parent may rely on sorted output, which a hash aggregate does not produce.
+	Register(Rule{
+		SparkClass: "SortAggregateExec",
+		Name:       "BolideHashAggregate",
+		ConfKey:    "hashAggregate",
+		Doc:        "only without grouping keys (with keys Spark relies on its sorted output)",
+		Build: func(n *plan.Node, children []exec.Operator, conf *plan.Conf) (exec.Operator, error) {
+			keys, err := n.Exprs("groupingExpressions")
+			if err != nil {
+				return nil, err
+			}
+			if len(keys) > 0 {
+				return nil, fmt.Errorf("SortAggregate with grouping keys must keep its sorted output; " +
+					"no native sort yet")
+			}
+			return buildHashAggregate(n, children, conf)
+		},
+	})
+}
+
+func buildHashAggregate(n *plan.Node, children []exec.Operator, conf *plan.Conf) (exec.Operator, error) {
+	if len(children) != 1 {
+		return nil, fmt.Errorf("HashAggregateExec with %d children", len(children))
+	}
+	op, err := aggregate.New(n, children[0], conf)
+	if err != nil {
+		return nil, err
+	}
+	return op, nil
+}

@@ -1,0 +1,40 @@
+package translate
+
+import (
+	"fmt"
+
+	"github.com/bolide-dev/bolide/native/exec"
+	"github.com/bolide-dev/bolide/native/expr"
+	"github.com/bolide-dev/bolide/native/ops"
+	"github.com/bolide-dev/bolide/native/plan"
+)
+
+func init() {
+	Register(Rule{SparkClass: "ProjectExec", Name: "BolideProject", ConfKey: "project",
+		Doc: "every projected expression must be supported", Build: buildProject})
+}
+
+func buildProject(n *plan.Node, children []exec.Operator, conf *plan.Conf) (exec.Operator, error) {
+	list, err := n.Exprs("projectList")
+	if err != nil {
+		return nil, err
+	}
+	schema, err := n.OutputFields()
+	if err != nil {
+		return nil, err
+	}
+	if len(schema) != len(list) {
+		return nil, fmt.Errorf("project has %d expressions for %d output columns", len(list), len(schema))
+	}
+	exprs := make([]expr.Expr, len(list))
+	for i, e := range list {
+		if exprs[i], err = expr.Translate(e, conf); err != nil {
+			return nil, err
+		}
+		if !exprs[i].Type().Equal(schema[i].Type) {
+			return nil, fmt.Errorf("project column %s: expression type %s differs from output type %s",
+				schema[i].Name, exprs[i].Type(), schema[i].Type)
+		}
+	}
+	return ops.NewProject(children[0], exprs, schema), nil
+}

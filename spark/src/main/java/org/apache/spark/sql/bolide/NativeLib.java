@@ -1,0 +1,37 @@
+package org.apache.spark.sql.bolide;
+
+/**
+ * The JNI entry points of the Go engine (native/jni). Every call runs on the calling thread; a Go
+ * panic or error arrives as a {@link BolideNativeException}. Load the library with
+ * {@link NativeLoader#load()} before the first call.
+ */
+public final class NativeLib {
+  private NativeLib() {}
+
+  /** The engine's version string; must equal the adapter's. */
+  public static native String version();
+
+  /** Sizes the Go runtime after the executor (cores, bytes of memory outside the heap). */
+  public static native void configure(int cores, long memoryLimitBytes);
+
+  /** Driver-side planning: a JSON PlanRequest in, a JSON PlanResponse (one decision per node) out. */
+  public static native byte[] plan(byte[] request);
+
+  /** The generated support document (markdown). */
+  public static native byte[] supportDoc();
+
+  /**
+   * Builds one task's native block from a JSON TaskRequest. {@code inputs} deliver the batches of
+   * the block's children that stay in Spark; {@code reserver} may be null (no accounting).
+   */
+  public static native long createPlan(byte[] request, NativeInput[] inputs, NativeMemoryReserver reserver);
+
+  /** Exports the block's output schema into an ArrowSchema at {@code schemaAddress}. */
+  public static native void exportSchema(long handle, long schemaAddress);
+
+  /** Fills the ArrowArray at {@code arrayAddress} with the next batch; returns its rows or -1 at the end. */
+  public static native long next(long handle, long arrayAddress);
+
+  /** Releases the block. Batches already imported stay valid until their vectors are closed. */
+  public static native void close(long handle);
+}

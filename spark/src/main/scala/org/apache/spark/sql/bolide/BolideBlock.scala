@@ -1,0 +1,91 @@
+package org.apache.spark.sql.bolide
+
+import scala.collection.mutable.ArrayBuffer
+
+import org.apache.spark.{OneToOneDependency, Partition, SparkContext, SparkEnv, TaskContext}
+import org.apache.spark.rdd.RDD
+import org.apache.spark.sql.execution.{FileSourceScanExec, SparkPlan}
+import org.apache.spark.sql.execution.datasources.{FilePartition, FileScanRDD}
+import org.apache.spark.sql.execution.metric.SQLMetric
+import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.types.StructType
+import org.apache.spark.sql.vectorized.ColumnarBatch
+
+/** Runs a native block: the driver encodes it once; every task ships it with its own splits. */
+object BolideBlock {
+  def execute(top: BolideExec, sc: SparkContext): RDD[ColumnarBatch] = {
+    val inputs = ArrayBuffer.empty[SparkPlan]
+    val scans = ArrayBuffer.empty[(Int, FileSourceScanExec)]
+    val plan = PlanEncoder.encodeBlock(top, inputs, scans)
+    val sqlConf = SQLConf.get
+    val conf = PlanEncoder.confJson(sqlConf)
+    val inputRDDs = inputs.toSeq.map { c =>
+      if (c.supportsColumnar) c.executeColumnar()
+      else BolideRowToArrowExec.toArrow(c.execute(), c.schema, BolideConf.BATCH_SIZE.getInt(sqlConf))
+    }
+    val scanParts = scans.toSeq.map { case (id, s) =>
+      s.inputRDD match {
+        case f: FileScanRDD => (id, f.filePartitions.toArray, s.relation.partitionSchema)
+        case other => throw new IllegalStateException(
+          s"${s.nodeName} produced ${other.getClass.getSimpleName}, not a FileScanRDD")
+      }
+    }
+    val counts = inputRDDs.map(_.getNumPartitions) ++ scanParts.map(_._2.length)
+    if (counts.distinct.size > 1) {
+      throw new IllegalStateException(
+        s"${top.nodeName}: inputs of one native block disagree on partitions: ${counts.mkString(", ")}")
+    }
+    val numPartitions = counts.headOption.getOrElse(1)
+    new BolideBlockRDD(sc, plan, conf, inputRDDs, scanParts, numPartitions,
+      top.schema, top.longMetric("numOutputRows"), top.longMetric("numOutputBatches"),
+      top.longMetric("nativeTime"))
+  }
+}
+
+class BolideBlockPartition(val index: Int, val parents: Seq[Partition], val files: Seq[FilePartition])
+  extends Partition
+
+class BolideBlockRDD(
+    sc: SparkContext,
+    plan: String,
+    conf: String,
+    inputs: Seq[RDD[ColumnarBatch]],
+    scans: Seq[(Int, Array[FilePartition], StructType)],
+    numPartitions: Int,
+    schema: StructType,
+    numOutputRows: SQLMetric,
+    numOutputBatches: SQLMetric,
+    nativeTime: SQLMetric)
+  extends RDD[ColumnarBatch](sc, inputs.map(new OneToOneDependency(_))) {
+
+  override protected def getPartitions: Array[Partition] =
+    Array.tabulate[Partition](numPartitions) { i =>
+      new BolideBlockPartition(i, inputs.map(_.partitions(i)), scans.map(_._2(i)))
+    }
+
+  override protected def getPreferredLocations(split: Partition): Seq[String] = {
+    val p = split.asInstanceOf[BolideBlockPartition]
+    val fromFiles = p.files.flatMap(_.preferredLocations())
+    if (fromFiles.nonEmpty) fromFiles
+    else inputs.zip(p.parents).flatMap { case (rdd, part) => rdd.preferredLocations(part) }
+  }
+
+  override def compute(split: Partition, context: TaskContext): Iterator[ColumnarBatch] = {
+    NativeLoader.load()
+    val p = split.asInstanceOf[BolideBlockPartition]
+    val files = scans.zip(p.files).map { case ((id, _, _), fp) => (id, fp.files) }
+    val request = PlanEncoder.taskRequest(conf, plan, files,
+      scans.map { case (id, _, ps) => id -> ps }.toMap, p.index)
+    val allocator = BolideArrow.newTaskAllocator(s"bolide-task-${context.taskAttemptId()}")
+    val nativeInputs: Array[NativeInput] = inputs.zip(p.parents).map { case (rdd, part) =>
+      new ArrowInput(rdd.iterator(part, context), allocator): NativeInput
+    }.toArray
+    val offHeap = SparkEnv.get != null &&
+      SparkEnv.get.conf.getBoolean("spark.memory.offHeap.enabled", defaultValue = false)
+    val reserver = if (offHeap) new NativeMemoryReserver(context.taskMemoryManager()) else null
+    val handle = BolideErrors.rethrow(NativeLib.createPlan(request, nativeInputs, reserver))
+    val it = new NativeBatchIterator(handle, allocator, reserver, numOutputRows, numOutputBatches, nativeTime)
+    context.addTaskCompletionListener[Unit](_ => it.close())
+    it
+  }
+}

@@ -1,0 +1,82 @@
+package org.apache.spark.sql.bolide
+
+import java.nio.charset.StandardCharsets
+import java.util.IdentityHashMap
+
+import scala.jdk.CollectionConverters._
+
+import com.fasterxml.jackson.databind.ObjectMapper
+
+import org.apache.spark.internal.Logging
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.rules.Rule
+import org.apache.spark.sql.execution.{ColumnarRule, RowToColumnarExec, SparkPlan}
+import org.apache.spark.sql.internal.SQLConf
+
+/**
+ * Bolide's planner hook. Before Spark inserts row/columnar transitions, the whole plan is encoded
+ * and the Go engine decides which nodes run natively; those become BolideExec nodes, the others
+ * stay and carry the reason. After the transitions, Spark's RowToColumnarExec under a Bolide node
+ * (which would build Spark's own vectors) is replaced by BolideRowToArrowExec. Spark applies
+ * columnar rules to every AQE query stage too.
+ */
+case class BolideColumnarRule(session: SparkSession) extends ColumnarRule {
+  override def preColumnarTransitions: Rule[SparkPlan] = BolidePlanRule
+  override def postColumnarTransitions: Rule[SparkPlan] = BolideTransitionRule
+}
+
+object BolidePlanRule extends Rule[SparkPlan] with Logging {
+  private val mapper = new ObjectMapper()
+
+  final case class Decision(native: Boolean, name: String, reason: String)
+
+  override def apply(plan: SparkPlan): SparkPlan = {
+    val conf = SQLConf.get
+    if (!BolideConf.ENABLED.getBoolean(conf) || !NativeLoader.isAvailable) return plan
+    val ids = new IdentityHashMap[SparkPlan, Integer]()
+    var next = 0
+    def number(p: SparkPlan): Unit = { ids.put(p, next); next += 1; p.children.foreach(number) }
+    number(plan)
+    val request = PlanEncoder.planRequest(plan, ids, conf)
+    val response = mapper.readTree(NativeLib.plan(request))
+    val decisions = response.get("decisions").elements().asScala.map { d =>
+      d.get("id").asInt() -> Decision(
+        d.path("native").asBoolean(false), d.path("name").asText(""), d.path("reason").asText(""))
+    }.toMap
+    val logFallback = BolideConf.EXPLAIN_FALLBACK.getBoolean(conf)
+
+    def rewrite(p: SparkPlan): SparkPlan = {
+      val newChildren = p.children.map(rewrite)
+      val d = decisions.getOrElse(ids.get(p).intValue, Decision(native = false, "", "not planned"))
+      p match {
+        case b: BolideExec => b.withNewChildren(newChildren)
+        case _ if d.native => BolideExec(d.name, p, newChildren)
+        case _ =>
+          if (!isWrapper(p)) {
+            p.setTagValue(BolideExec.FallbackReason, d.reason)
+            if (logFallback) logWarning(s"Bolide: ${p.nodeName} stays in Spark: ${d.reason}")
+          }
+          p.withNewChildren(newChildren)
+      }
+    }
+    rewrite(plan)
+  }
+
+  /** Plumbing nodes that are never operators of their own (not counted, no reason shown). */
+  def isWrapper(p: SparkPlan): Boolean = {
+    val n = p.getClass.getSimpleName
+    n.startsWith("AdaptiveSparkPlan") || n.contains("QueryStage") || n == "InputAdapter" ||
+      n == "WholeStageCodegenExec" || n.contains("ColumnarToRow") || n.contains("RowToColumnar") ||
+      n == "ReusedExchangeExec" || n == "AQEShuffleReadExec" || n == "BolideRowToArrowExec"
+  }
+}
+
+object BolideTransitionRule extends Rule[SparkPlan] {
+  override def apply(plan: SparkPlan): SparkPlan = plan.transformUp {
+    case b: BolideExec if b.children.exists(_.isInstanceOf[RowToColumnarExec]) =>
+      b.withNewChildren(b.children.map {
+        case r: RowToColumnarExec => BolideRowToArrowExec(r.child)
+        case c => c
+      })
+  }
+}

@@ -1,0 +1,55 @@
+package org.apache.spark.sql.bolide
+
+import org.apache.spark.sql.internal.SQLConf
+
+/**
+ * Every setting Bolide reads, with its default and its documentation. docs/configuration.md is
+ * generated from this list (`make docs`), so a setting that is not declared here does not exist.
+ */
+object BolideConf {
+  final case class Entry(key: String, default: String, doc: String) {
+    def get(conf: SQLConf): String = conf.getConfString(key, default)
+    def getBoolean(conf: SQLConf): Boolean = get(conf).trim.toBoolean
+    def getInt(conf: SQLConf): Int = get(conf).trim.toInt
+  }
+
+  private val entries = scala.collection.mutable.ArrayBuffer.empty[Entry]
+
+  private def entry(key: String, default: String, doc: String): Entry = {
+    val e = Entry(key, default, doc)
+    entries += e
+    e
+  }
+
+  val PluginClass = "org.apache.spark.sql.bolide.BolidePlugin"
+
+  val ENABLED: Entry = entry("spark.bolide.enabled", "true",
+    "Turns Bolide on or off for a session. Off, every query runs exactly as in vanilla Spark.")
+
+  val VERSION_KEY = "spark.bolide.version"
+
+  val BATCH_SIZE: Entry = entry("spark.bolide.batchSize", "8192",
+    "Rows per Arrow batch produced by native operators (one JNI crossing per batch).")
+
+  val EXPLAIN_FALLBACK: Entry = entry("spark.bolide.explain.fallback.enabled", "false",
+    "Log, at planning time, every operator that stays in Spark and the reason why.")
+
+  /** Operators with a per-operator switch: spark.bolide.exec.<name>.enabled. */
+  val OperatorNames: Seq[String] = Seq(
+    "scan", "filter", "project", "hashAggregate", "localLimit", "globalLimit", "collectLimit")
+
+  val operatorEntries: Seq[Entry] = OperatorNames.map { op =>
+    entry(s"spark.bolide.exec.$op.enabled", "true",
+      s"Run the `$op` operator natively when possible (otherwise it stays in Spark).")
+  }
+
+  def all: Seq[Entry] = entries.toSeq
+
+  /** The markdown reference of every setting (for docs/configuration.md). */
+  def markdown: String = {
+    val sb = new StringBuilder
+    sb ++= "| key | default | meaning |\n|---|---|---|\n"
+    all.foreach(e => sb ++= s"| `${e.key}` | `${e.default}` | ${e.doc} |\n")
+    sb.toString
+  }
+}

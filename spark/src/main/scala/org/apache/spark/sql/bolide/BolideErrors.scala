@@ -1,0 +1,43 @@
+package org.apache.spark.sql.bolide
+
+import scala.jdk.CollectionConverters._
+
+import com.fasterxml.jackson.databind.ObjectMapper
+
+import org.apache.spark.{QueryContext, SparkArithmeticException, SparkNumberFormatException, SparkRuntimeException}
+
+/**
+ * Turns engine errors that reproduce a Spark error class into Spark's own exception, so a query
+ * fails with the same error class with Bolide on as off.
+ */
+object BolideErrors {
+  private val mapper = new ObjectMapper()
+
+  def rethrow[T](body: => T): T = try body catch {
+    case e: BolideNativeException if e.errorClass() != null => throw toSpark(e)
+  }
+
+  def toSpark(e: BolideNativeException): Throwable = {
+    val params: Map[String, String] = Option(e.parametersJson()).map { js =>
+      mapper.readTree(js).properties().asScala.map(en => en.getKey -> en.getValue.asText()).toMap
+    }.getOrElse(Map.empty)
+    val cls = e.errorClass()
+    val ex: Throwable = try {
+      if (cls.startsWith("CAST_INVALID_INPUT")) {
+        new SparkNumberFormatException(cls, params, Array.empty[QueryContext], "")
+      } else if (cls.startsWith("ARITHMETIC_OVERFLOW") || cls.startsWith("DIVIDE_BY_ZERO") ||
+        cls.startsWith("NUMERIC_VALUE_OUT_OF_RANGE") || cls.startsWith("CAST_OVERFLOW") ||
+        cls.startsWith("REMAINDER_BY_ZERO") || cls.startsWith("INTERVAL_DIVIDED_BY_ZERO")) {
+        new SparkArithmeticException(cls, params, Array.empty[QueryContext], "")
+      } else {
+        new SparkRuntimeException(cls, params)
+      }
+    } catch {
+      // A parameter set Spark's message template does not accept: keep the class in the message.
+      case t: Throwable => new SparkRuntimeException("INTERNAL_ERROR",
+        Map("message" -> s"[$cls] ${e.getMessage} (${t.getMessage})"))
+    }
+    ex.addSuppressed(e)
+    ex
+  }
+}

@@ -1,0 +1,53 @@
+package org.apache.spark.sql.bolide
+
+import org.apache.spark.rdd.RDD
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{Attribute, SortOrder}
+import org.apache.spark.sql.catalyst.plans.physical.Partitioning
+import org.apache.spark.sql.catalyst.trees.TreeNodeTag
+import org.apache.spark.sql.execution.SparkPlan
+import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
+import org.apache.spark.sql.vectorized.ColumnarBatch
+
+/**
+ * A Spark operator that runs natively. One generic node for every operator: the Go engine
+ * decided, at planning time, that `original` runs natively and named it (`nativeName`, e.g.
+ * BolideHashAggregate). Contiguous Bolide nodes form one native block: only the block's top node
+ * executes, shipping the whole block to Go once per task; the others are parts of its plan.
+ */
+case class BolideExec(nativeName: String, original: SparkPlan, children: Seq[SparkPlan])
+  extends SparkPlan {
+
+  override def nodeName: String = nativeName
+  override def output: Seq[Attribute] = original.output
+  override def outputPartitioning: Partitioning = original.outputPartitioning
+  override def outputOrdering: Seq[SortOrder] = original.outputOrdering
+  override def supportsColumnar: Boolean = true
+
+  override lazy val metrics: Map[String, SQLMetric] = Map(
+    "numOutputRows" -> SQLMetrics.createMetric(sparkContext, "number of output rows"),
+    "numOutputBatches" -> SQLMetrics.createMetric(sparkContext, "number of output batches"),
+    "nativeTime" -> SQLMetrics.createNanoTimingMetric(sparkContext, "time in native block"))
+
+  override def simpleString(maxFields: Int): String = {
+    val s = original.simpleString(maxFields)
+    if (s.startsWith(original.nodeName)) nativeName + s.substring(original.nodeName.length)
+    else s"$nativeName $s"
+  }
+
+  override protected def doExecute(): RDD[InternalRow] =
+    throw new IllegalStateException(s"$nativeName is columnar; Spark should have added a transition")
+
+  override protected def doExecuteColumnar(): RDD[ColumnarBatch] = BolideBlock.execute(this, sparkContext)
+
+  override protected def withNewChildrenInternal(newChildren: IndexedSeq[SparkPlan]): SparkPlan =
+    copy(children = newChildren)
+
+  override def doCanonicalize(): SparkPlan =
+    BolideExec(nativeName, original.canonicalized, children.map(_.canonicalized))
+}
+
+object BolideExec {
+  /** Why a Spark node was not replaced; read by the explain generator. */
+  val FallbackReason: TreeNodeTag[String] = TreeNodeTag[String]("bolide.fallback")
+}

@@ -1,0 +1,76 @@
+package org.apache.spark.sql.bolide
+
+import org.apache.arrow.memory.BufferAllocator
+import org.apache.arrow.vector.VectorSchemaRoot
+
+import org.apache.spark.TaskContext
+import org.apache.spark.rdd.RDD
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.Attribute
+import org.apache.spark.sql.execution.{RowToColumnarTransition, SparkPlan}
+import org.apache.spark.sql.execution.arrow.ArrowWriter
+import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.types.StructType
+import org.apache.spark.sql.util.ArrowUtils
+import org.apache.spark.sql.vectorized.{ArrowColumnVector, ColumnVector, ColumnarBatch}
+
+/**
+ * Rows of a Spark child (an exchange, a fallback operator) into Arrow batches for a native block,
+ * replacing Spark's RowToColumnarExec (which builds Spark's own vectors, not Arrow).
+ */
+case class BolideRowToArrowExec(child: SparkPlan) extends RowToColumnarTransition {
+  override def output: Seq[Attribute] = child.output
+  override def supportsColumnar: Boolean = true
+  override def nodeName: String = "BolideRowToArrow"
+
+  override protected def doExecute(): RDD[InternalRow] = child.execute()
+
+  override protected def doExecuteColumnar(): RDD[ColumnarBatch] =
+    BolideRowToArrowExec.toArrow(child.execute(), child.schema, BolideConf.BATCH_SIZE.getInt(conf))
+
+  override protected def withNewChildInternal(newChild: SparkPlan): SparkPlan = copy(child = newChild)
+}
+
+object BolideRowToArrowExec {
+  /**
+   * Timestamps are tagged UTC: the values are UTC microseconds whatever the session zone, and the
+   * engine's schemas use that tag.
+   */
+  def newRoot(schema: StructType, allocator: BufferAllocator): VectorSchemaRoot =
+    VectorSchemaRoot.create(ArrowUtils.toArrowSchema(schema, "UTC", true, false), allocator)
+
+  def toArrow(rows: RDD[InternalRow], schema: StructType, batchSize: Int): RDD[ColumnarBatch] =
+    rows.mapPartitions { it =>
+      val allocator = BolideArrow.newTaskAllocator("bolide-row-to-arrow")
+      var current: VectorSchemaRoot = null
+      def closeCurrent(): Unit = if (current != null) { current.close(); current = null }
+      Option(TaskContext.get()).foreach(_.addTaskCompletionListener[Unit] { _ =>
+        closeCurrent()
+        allocator.close()
+      })
+      new Iterator[ColumnarBatch] {
+        override def hasNext: Boolean = {
+          val more = it.hasNext
+          if (!more) closeCurrent()
+          more
+        }
+        override def next(): ColumnarBatch = {
+          // The previous batch's consumer is done with it (Spark's columnar contract); a native
+          // block that exported it holds its own references.
+          closeCurrent()
+          current = newRoot(schema, allocator)
+          val writer = ArrowWriter.create(current)
+          var n = 0
+          while (n < batchSize && it.hasNext) {
+            writer.write(it.next())
+            n += 1
+          }
+          writer.finish()
+          val vectors = (0 until current.getFieldVectors.size()).map { i =>
+            new ArrowColumnVector(current.getVector(i)): ColumnVector
+          }.toArray
+          new ColumnarBatch(vectors, n)
+        }
+      }
+    }
+}

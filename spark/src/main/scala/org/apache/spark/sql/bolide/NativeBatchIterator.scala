@@ -1,0 +1,82 @@
+package org.apache.spark.sql.bolide
+
+import scala.jdk.CollectionConverters._
+
+import org.apache.arrow.c.{ArrowArray, ArrowSchema, Data}
+import org.apache.arrow.memory.BufferAllocator
+import org.apache.arrow.vector.VectorSchemaRoot
+
+import org.apache.spark.internal.Logging
+import org.apache.spark.sql.execution.metric.SQLMetric
+import org.apache.spark.sql.vectorized.{ArrowColumnVector, ColumnVector, ColumnarBatch}
+
+/**
+ * The output of a native block in one task: each `hasNext` asks Go for one batch (one JNI
+ * crossing), imported zero-copy into a VectorSchemaRoot reused for the whole task. Importing the
+ * next batch releases the previous one, as Spark expects of a columnar producer.
+ */
+class NativeBatchIterator(
+    handle: Long,
+    allocator: BufferAllocator,
+    reserver: NativeMemoryReserver,
+    numOutputRows: SQLMetric,
+    numOutputBatches: SQLMetric,
+    nativeTime: SQLMetric)
+  extends Iterator[ColumnarBatch] with AutoCloseable with Logging {
+
+  private var open = true
+  private var pending = false
+  private var finished = false
+
+  private val root: VectorSchemaRoot = {
+    val s = ArrowSchema.allocateNew(allocator)
+    try {
+      BolideErrors.rethrow(NativeLib.exportSchema(handle, s.memoryAddress()))
+      VectorSchemaRoot.create(Data.importSchema(allocator, s, null), allocator)
+    } finally s.close()
+  }
+
+  private val batch = new ColumnarBatch(
+    root.getFieldVectors.asScala.map(v => new ArrowColumnVector(v): ColumnVector).toArray)
+
+  override def hasNext: Boolean = {
+    if (!pending && !finished) fetch()
+    pending
+  }
+
+  override def next(): ColumnarBatch = {
+    if (!hasNext) throw new NoSuchElementException("end of native block output")
+    pending = false
+    batch
+  }
+
+  private def fetch(): Unit = {
+    val arr = ArrowArray.allocateNew(allocator)
+    try {
+      val start = System.nanoTime()
+      val rows = BolideErrors.rethrow(NativeLib.next(handle, arr.memoryAddress()))
+      if (rows < 0) {
+        finished = true
+      } else {
+        Data.importIntoVectorSchemaRoot(allocator, arr, root, null)
+        batch.setNumRows(rows.toInt)
+        pending = true
+        numOutputRows += rows
+        numOutputBatches += 1
+      }
+      nativeTime += System.nanoTime() - start
+    } finally arr.close()
+  }
+
+  override def close(): Unit = if (open) {
+    open = false
+    try root.close() finally {
+      try NativeLib.close(handle) finally {
+        if (reserver != null) reserver.releaseAll()
+        try allocator.close() catch {
+          case t: Throwable => logWarning(s"Bolide task allocator: ${t.getMessage}")
+        }
+      }
+    }
+  }
+}

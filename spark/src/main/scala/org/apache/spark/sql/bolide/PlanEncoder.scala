@@ -1,0 +1,339 @@
+package org.apache.spark.sql.bolide
+
+import java.io.ByteArrayOutputStream
+import java.nio.charset.StandardCharsets
+import java.util.{Base64, IdentityHashMap}
+
+import scala.collection.mutable.ArrayBuffer
+
+import com.fasterxml.jackson.core.{JsonFactory, JsonGenerator}
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference, BoundReference, Expression, Literal, PlanExpression}
+import org.apache.spark.sql.execution.{FileSourceScanExec, SparkPlan}
+import org.apache.spark.sql.execution.datasources.PartitionedFile
+import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.types._
+import org.apache.spark.unsafe.types.UTF8String
+
+/**
+ * Encodes Spark physical plans for the Go engine, generically: class names, constructor field
+ * names and values (reflectively, through productElementNames/productIterator), data types and
+ * output attributes. It knows nothing about which classes the engine supports: adding a native
+ * expression needs no change here. Hand-written parts: file scans (splits are computed at run
+ * time), literal values, and binding of attribute references to child output positions.
+ * The wire form is documented in native/plan/wire.go.
+ */
+object PlanEncoder {
+  private val factory = new JsonFactory()
+
+  private def json(body: JsonGenerator => Unit): Array[Byte] = {
+    val out = new ByteArrayOutputStream()
+    val g = factory.createGenerator(out)
+    body(g)
+    g.close()
+    out.toByteArray
+  }
+
+  /** What the encoder does with a child of a node: encode it, or make it an input leaf. */
+  sealed trait ChildMode
+  case object Encode extends ChildMode
+  final case class AsInput(index: Int) extends ChildMode
+
+  /** The driver-side planning request over a whole plan; node ids come from `ids`. */
+  def planRequest(plan: SparkPlan, ids: IdentityHashMap[SparkPlan, Integer], conf: SQLConf): Array[Byte] =
+    json { g =>
+      g.writeStartObject()
+      g.writeFieldName("conf"); writeConf(g, conf)
+      g.writeFieldName("plan"); writeNode(g, plan, ids, _ => Encode)
+      g.writeEndObject()
+    }
+
+  /** The conf snapshot alone, as JSON. */
+  def confJson(conf: SQLConf): String =
+    new String(json(g => writeConf(g, conf)), StandardCharsets.UTF_8)
+
+  /**
+   * Encodes one native block rooted at `top`: Bolide children are encoded (same block), any other
+   * child becomes input leaf k (appended to `inputs`), and file scans are recorded by node id.
+   */
+  def encodeBlock(
+      top: BolideExec,
+      inputs: ArrayBuffer[SparkPlan],
+      scans: ArrayBuffer[(Int, FileSourceScanExec)]): String = {
+    val ids = new IdentityHashMap[SparkPlan, Integer]()
+    var next = 0
+    def number(p: SparkPlan): Unit = {
+      ids.put(p, next); next += 1
+      p match {
+        case b: BolideExec => b.children.foreach(number)
+        case _ =>
+      }
+    }
+    number(top)
+    val bytes = json { g =>
+      writeNode(g, top, ids, {
+        case _: BolideExec => Encode
+        case other => inputs += other; AsInput(inputs.size - 1)
+      }, Some(scans))
+    }
+    new String(bytes, StandardCharsets.UTF_8)
+  }
+
+  /** The per-task request: the block (JSON), the conf, the task's file splits and its index. */
+  def taskRequest(
+      conf: String,
+      plan: String,
+      files: Seq[(Int, Array[PartitionedFile])],
+      partitionSchemas: Map[Int, StructType],
+      partitionIndex: Int): Array[Byte] = {
+    json { g =>
+      g.writeStartObject()
+      g.writeFieldName("conf"); g.writeRawValue(conf)
+      g.writeFieldName("plan"); g.writeRawValue(plan)
+      g.writeObjectFieldStart("files")
+      files.foreach { case (id, fs) =>
+        g.writeArrayFieldStart(id.toString)
+        val ps = partitionSchemas.getOrElse(id, new StructType())
+        fs.foreach { f =>
+          g.writeStartObject()
+          g.writeStringField("path", f.filePath.toUri.toString)
+          g.writeNumberField("start", f.start)
+          g.writeNumberField("length", f.length)
+          g.writeNumberField("fileSize", f.fileSize)
+          g.writeArrayFieldStart("partitionValues")
+          writeRowValues(g, f.partitionValues, ps)
+          g.writeEndArray()
+          g.writeEndObject()
+        }
+        g.writeEndArray()
+      }
+      g.writeEndObject()
+      g.writeNumberField("partitionIndex", partitionIndex)
+      g.writeEndObject()
+    }
+  }
+
+  private def writeConf(g: JsonGenerator, conf: SQLConf): Unit = {
+    g.writeStartObject()
+    g.writeStringField("sessionTimeZone", conf.sessionLocalTimeZone)
+    g.writeBooleanField("ansi", conf.ansiEnabled)
+    g.writeBooleanField("caseSensitive", conf.caseSensitiveAnalysis)
+    g.writeNumberField("batchSize", BolideConf.BATCH_SIZE.getInt(conf))
+    g.writeObjectFieldStart("enabled")
+    BolideConf.operatorEntries.foreach(e => g.writeBooleanField(e.key, e.getBoolean(conf)))
+    g.writeEndObject()
+    g.writeObjectFieldStart("settings")
+    conf.getAllConfs.foreach { case (k, v) =>
+      if (k.startsWith("spark.bolide.") || k.startsWith("spark.sql.legacy.") ||
+        k.startsWith("spark.sql.parquet.")) {
+        g.writeStringField(k, v)
+      }
+    }
+    g.writeEndObject()
+    g.writeEndObject()
+  }
+
+  private def writeAttr(g: JsonGenerator, a: Attribute): Unit = {
+    g.writeStartObject()
+    g.writeStringField("name", a.name)
+    g.writeNumberField("exprId", a.exprId.id)
+    g.writeFieldName("dataType"); g.writeRawValue(a.dataType.json)
+    g.writeBooleanField("nullable", a.nullable)
+    g.writeEndObject()
+  }
+
+  private def writeStructAsAttrs(g: JsonGenerator, s: StructType): Unit = {
+    g.writeStartArray()
+    s.fields.foreach { f =>
+      g.writeStartObject()
+      g.writeStringField("name", f.name)
+      g.writeNumberField("exprId", -1)
+      g.writeFieldName("dataType"); g.writeRawValue(f.dataType.json)
+      g.writeBooleanField("nullable", f.nullable)
+      g.writeEndObject()
+    }
+    g.writeEndArray()
+  }
+
+  /** The Spark node a plan stands for (a BolideExec stands for its original node). */
+  private def sparkNode(p: SparkPlan): SparkPlan = p match {
+    case b: BolideExec => b.original
+    case other => other
+  }
+
+  private def writeNode(
+      g: JsonGenerator,
+      p: SparkPlan,
+      ids: IdentityHashMap[SparkPlan, Integer],
+      childMode: SparkPlan => ChildMode,
+      scans: Option[ArrayBuffer[(Int, FileSourceScanExec)]] = None): Unit = {
+    val node = sparkNode(p)
+    val id: Int = Option(ids.get(p)).map(_.intValue).getOrElse(-1)
+    g.writeStartObject()
+    g.writeNumberField("id", id)
+    g.writeStringField("class", node.getClass.getName)
+    g.writeStringField("nodeName", node.nodeName)
+    g.writeArrayFieldStart("output")
+    node.output.foreach(a => writeAttr(g, a))
+    g.writeEndArray()
+    val children = p.children
+    val input = children.flatMap(_.output)
+    g.writeObjectFieldStart("fields")
+    node match {
+      case s: FileSourceScanExec =>
+        scans.foreach(_ += ((id, s)))
+        writeFileScanFields(g, s)
+      case _ =>
+        val originalChildren = node.children.toSet
+        node.productElementNames.zip(node.productIterator).foreach {
+          case (_, c: SparkPlan) if originalChildren.contains(c) =>
+          case (name, v) =>
+            g.writeFieldName(name)
+            writeValue(g, v, input)
+        }
+    }
+    g.writeEndObject()
+    g.writeArrayFieldStart("children")
+    children.foreach { c =>
+      childMode(c) match {
+        case Encode => writeNode(g, c, ids, childMode, scans)
+        case AsInput(k) =>
+          g.writeStartObject()
+          g.writeNumberField("id", Option(ids.get(c)).map(_.intValue).getOrElse(-1))
+          g.writeStringField("class", c.getClass.getName)
+          g.writeStringField("nodeName", c.nodeName)
+          g.writeArrayFieldStart("output")
+          c.output.foreach(a => writeAttr(g, a))
+          g.writeEndArray()
+          g.writeObjectFieldStart("fields"); g.writeEndObject()
+          g.writeArrayFieldStart("children"); g.writeEndArray()
+          g.writeNumberField("input", k)
+          g.writeEndObject()
+      }
+    }
+    g.writeEndArray()
+    g.writeEndObject()
+  }
+
+  private def writeFileScanFields(g: JsonGenerator, s: FileSourceScanExec): Unit = {
+    val rel = s.relation
+    g.writeStringField("format", rel.fileFormat.getClass.getSimpleName)
+    g.writeArrayFieldStart("rootPaths")
+    rel.location.rootPaths.foreach(p => g.writeString(p.toUri.toString))
+    g.writeEndArray()
+    g.writeFieldName("requiredSchema"); writeStructAsAttrs(g, s.requiredSchema)
+    g.writeFieldName("partitionSchema"); writeStructAsAttrs(g, rel.partitionSchema)
+    g.writeBooleanField("bucketed", s.bucketedScan)
+    val dataNames = s.requiredSchema.fieldNames.toSet ++ rel.partitionSchema.fieldNames
+    g.writeBooleanField("hasMetadataColumns", s.output.exists(a => !dataNames.contains(a.name)))
+    g.writeBooleanField("hasDynamicPruning",
+      s.partitionFilters.exists(_.exists(_.isInstanceOf[PlanExpression[_]])))
+    g.writeFieldName("dataFilters")
+    writeValue(g, s.dataFilters, s.output)
+  }
+
+  private def writeValue(g: JsonGenerator, v: Any, input: Seq[Attribute]): Unit = v match {
+    case null | None => g.writeNull()
+    case Some(x) => writeValue(g, x, input)
+    case e: Expression => writeExpr(g, e, input)
+    case p: SparkPlan => writeUnsupported(g, p)
+    case b: Boolean => g.writeBoolean(b)
+    case i: Int => g.writeNumber(i)
+    case l: Long => g.writeNumber(l)
+    case s: Short => g.writeNumber(s)
+    case b: Byte => g.writeNumber(b.toInt)
+    case d: Double => if (d.isNaN || d.isInfinite) g.writeString(d.toString) else g.writeNumber(d)
+    case f: Float => if (f.isNaN || f.isInfinite) g.writeString(f.toString) else g.writeNumber(f)
+    case s: String => g.writeString(s)
+    case dt: DataType =>
+      g.writeStartObject(); g.writeFieldName("type"); g.writeRawValue(dt.json); g.writeEndObject()
+    case e: scala.Enumeration#Value => g.writeString(e.toString)
+    case s: scala.collection.Seq[_] =>
+      g.writeStartArray(); s.foreach(writeValue(g, _, input)); g.writeEndArray()
+    case p: Product if p.productArity == 0 => g.writeString(p.toString)
+    case p: Product =>
+      g.writeStartObject()
+      g.writeStringField("class", p.getClass.getName)
+      g.writeObjectFieldStart("fields")
+      p.productElementNames.zip(p.productIterator).foreach { case (n, x) =>
+        g.writeFieldName(n); writeValue(g, x, input)
+      }
+      g.writeEndObject()
+      g.writeEndObject()
+    case other => writeUnsupported(g, other)
+  }
+
+  private def writeUnsupported(g: JsonGenerator, v: Any): Unit = {
+    g.writeStartObject(); g.writeStringField("unsupported", v.getClass.getName); g.writeEndObject()
+  }
+
+  private def writeExpr(g: JsonGenerator, e: Expression, input: Seq[Attribute]): Unit = {
+    g.writeStartObject()
+    g.writeStringField("class", e.getClass.getName)
+    val dt = try Some(e.dataType) catch { case _: Throwable => None }
+    g.writeFieldName("dataType")
+    dt match {
+      case Some(t) => g.writeRawValue(t.json)
+      case None => g.writeString("unresolved")
+    }
+    g.writeBooleanField("nullable", try e.nullable catch { case _: Throwable => true })
+    g.writeBooleanField("deterministic", try e.deterministic catch { case _: Throwable => false })
+    e match {
+      case a: AttributeReference =>
+        g.writeNumberField("exprId", a.exprId.id)
+        g.writeStringField("name", a.name)
+        g.writeNumberField("ordinal", input.indexWhere(_.exprId == a.exprId))
+      case b: BoundReference =>
+        g.writeNumberField("ordinal", b.ordinal)
+      case _ =>
+    }
+    g.writeObjectFieldStart("fields")
+    e match {
+      case l: Literal =>
+        g.writeFieldName("value"); writeLiteralValue(g, l.value, l.dataType)
+      case _ =>
+        e.productElementNames.zip(e.productIterator).foreach { case (n, x) =>
+          g.writeFieldName(n); writeValue(g, x, input)
+        }
+    }
+    g.writeEndObject()
+    g.writeEndObject()
+  }
+
+  private def writeRowValues(g: JsonGenerator, row: InternalRow, schema: StructType): Unit = {
+    schema.fields.zipWithIndex.foreach { case (f, i) =>
+      if (row == null || row.isNullAt(i)) g.writeNull()
+      else writeLiteralValue(g, row.get(i, f.dataType), f.dataType)
+    }
+  }
+
+  /** Literal values by type (native/plan/wire.go documents the forms). */
+  def writeLiteralValue(g: JsonGenerator, v: Any, dt: DataType): Unit = (v, dt) match {
+    case (null, _) => g.writeNull()
+    case (b: Boolean, BooleanType) => g.writeBoolean(b)
+    case (x: Byte, ByteType) => g.writeNumber(x.toInt)
+    case (x: Short, ShortType) => g.writeNumber(x.toInt)
+    case (x: Int, IntegerType | DateType) => g.writeNumber(x)
+    case (x: Long, LongType | TimestampType | TimestampNTZType) => g.writeNumber(x)
+    case (x: Float, FloatType) =>
+      g.writeStartObject(); g.writeNumberField("bits", java.lang.Float.floatToRawIntBits(x).toLong & 0xffffffffL); g.writeEndObject()
+    case (x: Double, DoubleType) =>
+      g.writeStartObject(); g.writeNumberField("bits", java.lang.Double.doubleToRawLongBits(x)); g.writeEndObject()
+    case (d: Decimal, t: DecimalType) =>
+      val bd = d.toJavaBigDecimal.setScale(t.scale)
+      g.writeStartObject()
+      g.writeStringField("unscaled", bd.unscaledValue.toString)
+      g.writeNumberField("precision", t.precision)
+      g.writeNumberField("scale", t.scale)
+      g.writeEndObject()
+    case (s: UTF8String, StringType) =>
+      g.writeStartObject(); g.writeStringField("b64", Base64.getEncoder.encodeToString(s.getBytes)); g.writeEndObject()
+    case (s: UTF8String, _: StringType) =>
+      g.writeStartObject(); g.writeStringField("b64", Base64.getEncoder.encodeToString(s.getBytes)); g.writeEndObject()
+    case (b: Array[Byte], BinaryType) =>
+      g.writeStartObject(); g.writeStringField("b64", Base64.getEncoder.encodeToString(b)); g.writeEndObject()
+    case (other, t) =>
+      g.writeStartObject(); g.writeStringField("unsupported", s"${t.simpleString} literal ${other.getClass.getName}"); g.writeEndObject()
+  }
+}

@@ -1,0 +1,179 @@
+package org.apache.spark.sql.bolide
+
+import java.io.{File, FileOutputStream}
+
+import org.junit.{Before, Test}
+import org.junit.Assert._
+
+/** Queries over Parquet run with Bolide off and on: same answers, native operators asserted. */
+class BolideQuerySuite extends BolideSuiteBase {
+  private val Scan = "BolideScan"
+  private val Filter = "BolideFilter"
+  private val Project = "BolideProject"
+  private val Agg = "BolideHashAggregate"
+
+  @Before def setUp(): Unit = TestData.ensure(spark)
+
+  @Test def versionIsReadableFromTheSession(): Unit = {
+    val v = spark.sql("SET spark.bolide.version").collect().head.getString(1)
+    assertEquals(NativeLoader.AdapterVersion, v)
+    assertEquals(NativeLoader.AdapterVersion, NativeLoader.load())
+  }
+
+  @Test def scanEveryType(): Unit = {
+    checkNative("SELECT * FROM types", Seq(Scan))
+    checkNative("SELECT * FROM types_micros", Seq(Scan))
+  }
+
+  @Test def scanProjectionOfSomeColumns(): Unit = {
+    checkNative("SELECT str, dec, ts FROM types", Seq(Scan))
+    checkNative("SELECT count(*) FROM types", Seq(Scan, Agg, Agg))
+  }
+
+  @Test def filterComparisonsOnEveryType(): Unit = {
+    val preds = Seq(
+      "b", "NOT b", "y > 10", "s <= 100", "i < 0", "l >= 5000000", "f > 100.5", "d <> 3.0",
+      "dec > 100.00", "wdec < 12345678.0", "str = 'str_5'", "str > 'str_3'", "bin = cast('bin3' as binary)",
+      "dt >= date'2021-06-01'", "ts < timestamp'2020-12-01 00:00:00'",
+      "ntz > timestamp_ntz'2017-07-14 02:40:00'", "i IS NULL", "str IS NOT NULL",
+      "y IN (1, 2, 3, -7)", "str IN ('str_1', 'str_2é', NULL)", "(i > 0 AND l < 0) OR b",
+      "NOT (y > 0 OR s < 100)", "d = d", "f <=> NULL", "dec <=> 1.37")
+    preds.foreach(p => checkNative(s"SELECT id, $p AS r FROM types WHERE $p", Seq(Scan, Filter)))
+  }
+
+  @Test def arithmeticInProjections(): Unit = {
+    checkNative("SELECT id, y + 1, s - y, i * 2, l + i, f * 2, d / 3, d - f, dec * 2, dec + wdec, " +
+      "dec / 3, i % 7, l % -3, -i, cast(i as long) * 1000 FROM types", Seq(Scan, Project))
+  }
+
+  @Test def castsAmongNumericTypes(): Unit = {
+    // Legacy mode: narrowing wraps, out-of-range decimals become null.
+    withConf("spark.sql.ansi.enabled" -> "false") {
+      checkNative("SELECT cast(l as int), cast(i as byte), cast(d as int), cast(f as long), " +
+        "cast(dec as double), cast(d as decimal(12,3)), cast(i as decimal(20,2)), cast(y as double), " +
+        "cast(wdec as decimal(10,2)) FROM types", Seq(Scan, Project))
+    }
+    // ANSI mode (Spark 4's default): values in range, and an overflow with Spark's error class.
+    checkNative("SELECT cast(y as int), cast(s as long), cast(i as double), cast(dec as decimal(20,4)), " +
+      "cast(y as decimal(5,1)), cast(g as byte) FROM types", Seq(Scan, Project))
+    val q = "SELECT cast(i as byte) FROM types"
+    val expected = withConf("spark.bolide.enabled" -> "false") { errorClassOf(intercept(spark.sql(q).collect())) }
+    val df = spark.sql(q)
+    assertEquals(expected, errorClassOf(intercept(df.collect())))
+    assertTrue(nativeOperators(df).contains(Project))
+  }
+
+  @Test def aggregatesGroupedByEveryType(): Unit = {
+    Seq("g", "b", "y", "s", "dec", "str", "bin", "dt", "ts", "ntz", "g, str").foreach { k =>
+      checkNative(s"SELECT $k, count(*), count(i), sum(l), min(d), max(dec), avg(i) FROM types GROUP BY $k",
+        Seq(Scan, Agg, Agg))
+    }
+  }
+
+  @Test def aggregateFunctionsOverNumericTypes(): Unit = {
+    Seq("y", "s", "i", "l", "f", "d", "dec", "wdec").foreach { c =>
+      checkNative(s"SELECT g, sum($c), min($c), max($c), avg($c), count($c) FROM types GROUP BY g",
+        Seq(Scan, Agg, Agg))
+    }
+    checkNative("SELECT sum(l), avg(dec), min(str), max(dt) FROM types", Seq(Scan, Agg, Agg))
+  }
+
+  @Test def emptyInputsAndEmptyPartitions(): Unit = {
+    checkNative("SELECT count(*), sum(i), avg(dec), min(str) FROM empty", Seq(Agg, Agg))
+    checkNative("SELECT g, count(*), sum(i) FROM empty GROUP BY g", Seq(Agg, Agg))
+    checkNative("SELECT * FROM empty", Seq(Scan))
+    checkNative("SELECT sum(x), count(*), avg(x) FROM sparse", Seq(Scan, Agg, Agg))
+    checkNative("SELECT id % 3, sum(x) FROM sparse WHERE id > 100 GROUP BY id % 3", Seq(Scan, Filter))
+  }
+
+  @Test def allNullGroups(): Unit = {
+    checkNative("SELECT g, sum(cast(null as int)), avg(if(g = 1, null, dec)), min(if(g = 2, null, d)), " +
+      "max(if(g = 4, null, wdec)), count(if(g = 3, null, 1)) FROM types GROUP BY g", Seq(Scan, Agg, Agg))
+    // min/max of strings make Spark use SortAggregate: native without keys, Spark with keys.
+    checkNative("SELECT min(str), max(str), count(str) FROM types WHERE g = 7", Seq(Scan, Agg, Agg))
+    val df = checkNative("SELECT g, min(str) FROM types GROUP BY g", Seq(Scan))
+    assertTrue(extendedExplain(df).contains("SortAggregate with grouping keys must keep its sorted output"))
+  }
+
+  @Test def partitionedTable(): Unit = {
+    checkNative("SELECT * FROM parted", Seq(Scan))
+    checkNative("SELECT p_str, p_int, sum(v), count(*) FROM parted WHERE p_int > 0 GROUP BY p_str, p_int",
+      Seq(Scan, Agg, Agg))
+  }
+
+  @Test def limits(): Unit = {
+    // LIMIT over a sorted result is TakeOrderedAndProject (Spark); a plain LIMIT is a CollectLimit
+    // over a native child; a LIMIT under an aggregate uses local and global limits.
+    checkNative("SELECT count(*), sum(l) FROM (SELECT l FROM types WHERE i > 0 LIMIT 100)",
+      Seq(Scan, Filter, "BolideLocalLimit"))
+    val df = spark.sql("SELECT id FROM types WHERE i > 0 LIMIT 10")
+    assertEquals(10, df.collect().length)
+    assertTrue(nativeOperators(df).contains(Scan))
+  }
+
+  @Test def legacyArithmeticOverflowWrapsOrNulls(): Unit = withConf("spark.sql.ansi.enabled" -> "false") {
+    checkNative("SELECT l * 100000000000, i * 1000000, dec * dec * dec * dec * dec FROM types",
+      Seq(Scan, Project))
+    checkNative("SELECT k, sum(big) FROM bigdec GROUP BY k", Seq(Scan, Agg, Agg))
+    checkNative("SELECT d / 0, i % 0 FROM types", Seq(Scan, Project))
+  }
+
+  @Test def ansiOverflowRaisesSparksErrorClass(): Unit = withConf("spark.sql.ansi.enabled" -> "true") {
+    Seq("SELECT l * 100000000000 FROM types", "SELECT k, sum(big) FROM bigdec GROUP BY k",
+      "SELECT d / 0 FROM types").foreach { q =>
+      val expected = withConf("spark.bolide.enabled" -> "false") {
+        errorClassOf(intercept(spark.sql(q).collect()))
+      }
+      assertTrue(s"vanilla Spark must fail: $q", expected.isDefined)
+      val df = spark.sql(q)
+      val actual = errorClassOf(intercept(df.collect()))
+      assertEquals(s"error class for $q", expected, actual)
+      assertTrue(s"native operators must have run: $q", nativeOperators(df).nonEmpty)
+    }
+  }
+
+  @Test def fallbackCarriesAReason(): Unit = {
+    val df = checkNative("SELECT upper(str) AS u, id FROM types WHERE i > 0", Seq(Scan, Filter))
+    val text = extendedExplain(df)
+    assertTrue(text, text.contains("Bolide:"))
+    assertTrue(text, text.contains("stays in Spark: Project: expression Upper is not supported natively"))
+    withConf("spark.bolide.exec.filter.enabled" -> "false") {
+      val df2 = spark.sql("SELECT id FROM types WHERE i > 0")
+      df2.collect()
+      assertFalse(nativeOperators(df2).contains(Filter))
+      assertTrue(extendedExplain(df2).contains("disabled by spark.bolide.exec.filter.enabled=false"))
+    }
+  }
+
+  @Test def corruptFileFailsWithItsNameAndTheSessionLives(): Unit = {
+    val dir = new File(BolideTestSession.dataDir, "corrupt")
+    dir.mkdirs()
+    spark.range(0, 100).selectExpr("id", "id * 2 as v").write.mode("overwrite").parquet(dir.getPath)
+    val bad = new File(dir, "part-99999-corrupt.parquet")
+    val out = new FileOutputStream(bad)
+    try out.write(("PAR1" + "garbage" * 50 + "PAR1").getBytes("UTF-8")) finally out.close()
+    val df = spark.read.parquet(dir.getPath).selectExpr("sum(v)")
+    val e = intercept(df.collect())
+    assertTrue(messages(e), messages(e).contains(bad.getName))
+    assertTrue(nativeOperators(df).contains(Scan))
+    // The same session keeps working.
+    checkNative("SELECT g, sum(l) FROM types GROUP BY g", Seq(Scan, Agg, Agg))
+  }
+
+  @Test def eightConcurrentNativeTasksRepeatedly(): Unit = {
+    (1 to 4).foreach { round =>
+      checkNative(s"SELECT k, sum(amount), count(*), max(v) FROM wide WHERE id % $round = 0 GROUP BY k",
+        Seq(Scan, Filter, Agg, Agg))
+    }
+  }
+
+  @Test def batchSizeIsHonoured(): Unit = withConf("spark.bolide.batchSize" -> "100") {
+    checkNative("SELECT g, sum(i), count(*) FROM types WHERE l > 0 GROUP BY g", Seq(Scan, Filter, Agg, Agg))
+  }
+
+  private def intercept(body: => Any): Throwable = {
+    try { body } catch { case t: Throwable => return t }
+    fail("expected an exception")
+    null
+  }
+}

@@ -1,0 +1,147 @@
+package org.apache.spark.sql.bolide
+
+import java.io.File
+import java.nio.file.Files
+
+import scala.collection.mutable.ArrayBuffer
+
+import org.junit.Assert._
+
+import org.apache.spark.sql.{DataFrame, Row, SparkSession}
+import org.apache.spark.sql.execution.SparkPlan
+import org.apache.spark.sql.execution.adaptive.{AdaptiveSparkPlanExec, QueryStageExec}
+
+/**
+ * One Spark session (local[8], the plugin on, off-heap memory on) shared by every suite of the JVM
+ * test run. Every check runs the same query with Bolide off and on, compares the answers, and
+ * asserts which native operators ran: a check that would pass with everything in Spark is useless.
+ */
+object BolideTestSession {
+  lazy val spark: SparkSession = {
+    val s = SparkSession.builder()
+      .master("local[8]")
+      .appName("bolide-tests")
+      .config("spark.plugins", BolideConf.PluginClass)
+      .config("spark.memory.offHeap.enabled", "true")
+      .config("spark.memory.offHeap.size", "1g")
+      .config("spark.sql.shuffle.partitions", "4")
+      .config("spark.ui.enabled", "false")
+      .config("spark.sql.session.timeZone", "UTC")
+      .config("spark.driver.host", "127.0.0.1")
+      .getOrCreate()
+    s.sparkContext.setLogLevel("WARN")
+    s
+  }
+
+  lazy val dataDir: File = {
+    val d = Files.createTempDirectory("bolide-test-data").toFile
+    d.deleteOnExit()
+    d
+  }
+}
+
+trait BolideSuiteBase {
+  def spark: SparkSession = BolideTestSession.spark
+
+  def withConf[T](pairs: (String, String)*)(body: => T): T = {
+    val old = pairs.map { case (k, _) => k -> spark.conf.getOption(k) }
+    pairs.foreach { case (k, v) => spark.conf.set(k, v) }
+    try body finally old.foreach {
+      case (k, Some(v)) => spark.conf.set(k, v)
+      case (k, None) => spark.conf.unset(k)
+    }
+  }
+
+  /** The final physical plan's nodes, looking through AQE and query stages. */
+  def planNodes(plan: SparkPlan): Seq[SparkPlan] = {
+    val out = ArrayBuffer.empty[SparkPlan]
+    def walk(p: SparkPlan): Unit = {
+      p match {
+        case a: AdaptiveSparkPlanExec => walk(a.executedPlan)
+        case q: QueryStageExec => walk(q.plan)
+        case other =>
+          out += other
+          other.children.foreach(walk)
+      }
+    }
+    walk(plan)
+    out.toSeq
+  }
+
+  def nativeOperators(df: DataFrame): Seq[String] =
+    planNodes(df.queryExecution.executedPlan).collect { case b: BolideExec => b.nodeName }
+
+  /** Rows as comparable strings (binary as hex, nested rows recursively). */
+  def canonical(rows: Seq[Row]): Seq[String] = rows.map(render)
+
+  private def render(v: Any): String = v match {
+    case null => "null"
+    case b: Array[Byte] => b.map("%02x".format(_)).mkString("0x", "", "")
+    case r: Row => r.toSeq.map(render).mkString("[", ",", "]")
+    case d: Double if d == 0.0 => if (1 / d < 0) "-0.0" else "0.0"
+    case o => o.toString
+  }
+
+  /** The first differing positions, for a readable failure. */
+  private def diff(e: Seq[String], a: Seq[String]): String = {
+    val sizes = s"expected ${e.size} rows, got ${a.size}"
+    val firstDiffs = e.zipAll(a, "<none>", "<none>").zipWithIndex
+      .filter { case ((x, y), _) => x != y }.take(5)
+      .map { case ((x, y), i) => s"  row $i: expected $x\n          got      $y" }
+    (sizes +: firstDiffs).mkString("\n")
+  }
+
+  /**
+   * Runs `sql` with Bolide off, then on; asserts identical answers (sorted unless `ordered`) and that
+   * every operator in `expectNative` ran natively (each name at least as often as listed).
+   * Returns the Bolide-on DataFrame for further checks.
+   */
+  def checkNative(sql: String, expectNative: Seq[String], ordered: Boolean = false): DataFrame = {
+    val expected = withConf("spark.bolide.enabled" -> "false") {
+      val df = spark.sql(sql)
+      val rows = df.collect().toSeq
+      assertTrue(s"with Bolide off no native operator may run: $sql",
+        nativeOperators(df).isEmpty)
+      rows
+    }
+    val df = spark.sql(sql)
+    val actual = df.collect().toSeq
+    val e = if (ordered) canonical(expected) else canonical(expected).sorted
+    val a = if (ordered) canonical(actual) else canonical(actual).sorted
+    if (e != a) {
+      fail(s"answers differ for: $sql\n${diff(e, a)}\nplan:\n${df.queryExecution.executedPlan}")
+    }
+    val ran = nativeOperators(df)
+    expectNative.groupBy(identity).foreach { case (name, occurrences) =>
+      assertTrue(s"$name expected ${occurrences.size}x natively, ran: ${ran.mkString(", ")}\n" +
+        s"plan:\n${df.queryExecution.executedPlan}", ran.count(_ == name) >= occurrences.size)
+    }
+    df
+  }
+
+  /** The extended explain text (includes Bolide's native/fallback report). */
+  def extendedExplain(df: DataFrame): String = df.queryExecution.explainString(
+    org.apache.spark.sql.execution.ExtendedMode)
+
+  /** Walks the cause chain for a Spark error class. */
+  def errorClassOf(t: Throwable): Option[String] = {
+    var c = t
+    while (c != null) {
+      c match {
+        case s: org.apache.spark.SparkThrowable if s.getCondition != null &&
+          !s.getCondition.startsWith("INTERNAL") && s.getCondition != "FAILED_EXECUTE_UDF" =>
+          return Some(s.getCondition)
+        case _ =>
+      }
+      c = c.getCause
+    }
+    None
+  }
+
+  def messages(t: Throwable): String = {
+    val sb = new StringBuilder
+    var c = t
+    while (c != null) { sb ++= String.valueOf(c.getMessage) + "\n"; c = c.getCause }
+    sb.toString
+  }
+}
