@@ -5,6 +5,7 @@ package memory
 
 import (
 	"fmt"
+	"math/bits"
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -40,10 +41,39 @@ type TaskAllocator struct {
 	chunk    int64
 
 	mu       sync.Mutex
-	used     int64 // bytes currently allocated
+	used     int64 // bytes currently held in C memory: handed out plus pooled
 	reserved int64 // bytes currently reserved from Spark
 	peak     int64
 	failed   error // sticky: the first reservation failure
+
+	// pool keeps freed buffers by power-of-two size class for reuse within the task: a fresh
+	// calloc of a batch-sized buffer (~128 KiB) gets new mmap'd, zero-faulted pages every time,
+	// which cost ~40% of scan CPU; clearing a reused buffer is several times cheaper.
+	pool   [maxClass + 1][][]byte
+	pooled int64
+	closed bool
+}
+
+const (
+	minClass     = 12 // 4 KiB: smaller buffers are cheap to calloc
+	maxClass     = 23 // 8 MiB
+	maxPoolBytes = 64 << 20
+)
+
+// sizeClass returns the pool class of a buffer capacity, or -1 when it is not poolable.
+func sizeClass(c int) int {
+	if c < 1<<minClass || c > 1<<maxClass || c&(c-1) != 0 {
+		return -1
+	}
+	return bits.TrailingZeros(uint(c))
+}
+
+// classFor returns the class to allocate a request of size bytes from, or -1.
+func classFor(size int) int {
+	if size < 1<<minClass || size > 1<<maxClass {
+		return -1
+	}
+	return bits.Len(uint(size - 1))
 }
 
 // NewTaskAllocator returns an allocator; reserver may be nil (unit tests, driver-side planning).
@@ -94,30 +124,61 @@ func (a *TaskAllocator) Settle() {
 	}
 }
 
-// Allocate implements memory.Allocator.
+// Allocate implements memory.Allocator. Memory is zeroed, as arrow-go expects.
 func (a *TaskAllocator) Allocate(size int) []byte {
-	b := a.c.Allocate(size)
+	cl := classFor(size)
+	if cl < 0 {
+		b := a.c.Allocate(size)
+		a.grow(int64(cap(b)))
+		return b
+	}
+	a.mu.Lock()
+	if n := len(a.pool[cl]); n > 0 {
+		b := a.pool[cl][n-1]
+		a.pool[cl] = a.pool[cl][:n-1]
+		a.pooled -= int64(cap(b))
+		a.mu.Unlock()
+		b = b[:size]
+		clear(b)
+		return b
+	}
+	a.mu.Unlock()
+	b := a.c.Allocate(1 << cl)
 	a.grow(int64(cap(b)))
-	return b
+	return b[:size]
 }
 
 // Reallocate implements memory.Allocator.
 func (a *TaskAllocator) Reallocate(size int, b []byte) []byte {
-	old := int64(cap(b))
-	nb := a.c.Reallocate(size, b)
-	if d := int64(cap(nb)) - old; d > 0 {
-		a.grow(d)
-	} else if d < 0 {
-		a.shrink(-d)
+	if size <= cap(b) {
+		old := len(b)
+		b = b[:size]
+		if size > old {
+			clear(b[old:])
+		}
+		return b
 	}
+	nb := a.Allocate(size)
+	copy(nb, b)
+	a.Free(b)
 	return nb
 }
 
-// Free implements memory.Allocator.
+// Free implements memory.Allocator. It may run on any JVM thread.
 func (a *TaskAllocator) Free(b []byte) {
-	n := int64(cap(b))
+	n := cap(b)
+	if cl := sizeClass(n); cl >= 0 {
+		a.mu.Lock()
+		if !a.closed && a.pooled+int64(n) <= maxPoolBytes {
+			a.pool[cl] = append(a.pool[cl], b[:n])
+			a.pooled += int64(n)
+			a.mu.Unlock()
+			return
+		}
+		a.mu.Unlock()
+	}
 	a.c.Free(b)
-	a.shrink(n)
+	a.shrink(int64(n))
 }
 
 // Err returns the first reservation failure; operators check it once per batch so that a task over
@@ -128,8 +189,8 @@ func (a *TaskAllocator) Err() error {
 	return a.failed
 }
 
-// Used returns the bytes allocated now.
-func (a *TaskAllocator) Used() int64 { a.mu.Lock(); defer a.mu.Unlock(); return a.used }
+// Used returns the bytes handed out and not yet freed (pooled buffers excluded).
+func (a *TaskAllocator) Used() int64 { a.mu.Lock(); defer a.mu.Unlock(); return a.used - a.pooled }
 
 // Peak returns the most bytes allocated at once.
 func (a *TaskAllocator) Peak() int64 { a.mu.Lock(); defer a.mu.Unlock(); return a.peak }
@@ -139,6 +200,15 @@ func (a *TaskAllocator) Peak() int64 { a.mu.Lock(); defer a.mu.Unlock(); return 
 func (a *TaskAllocator) ReleaseAll() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	a.closed = true
+	for cl := range a.pool {
+		for _, b := range a.pool[cl] {
+			a.c.Free(b)
+			a.used -= int64(cap(b))
+		}
+		a.pool[cl] = nil
+	}
+	a.pooled = 0
 	if a.reserver != nil && a.reserved > 0 {
 		a.reserver.Unreserve(a.reserved)
 	}

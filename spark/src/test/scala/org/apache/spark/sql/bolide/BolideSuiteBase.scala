@@ -114,10 +114,14 @@ trait BolideSuiteBase {
     val ran = nativeOperators(df)
     expectNative.groupBy(identity).foreach { case (name, occurrences) =>
       assertTrue(s"$name expected ${occurrences.size}x natively, ran: ${ran.mkString(", ")}\n" +
-        s"plan:\n${df.queryExecution.executedPlan}", ran.count(_ == name) >= occurrences.size)
+        s"plan:\n${df.queryExecution.executedPlan}\n${bolideReport(df)}", ran.count(_ == name) >= occurrences.size)
     }
     df
   }
+
+  /** Bolide's section of the extended explain: what ran natively, what stayed and why. */
+  def bolideReport(df: DataFrame): String =
+    extendedExplain(df).split("\n").dropWhile(!_.contains("Extended Information")).mkString("\n")
 
   /** The extended explain text (includes Bolide's native/fallback report). */
   def extendedExplain(df: DataFrame): String = df.queryExecution.explainString(

@@ -17,6 +17,8 @@ object TestData {
     spark.range(0, 2000, 1, 4).selectExpr(
       "id",
       "cast(id % 5 as int) as g",
+      "if(id % 5 = 2, null, id * 3) as ng",
+      "if(id % 5 = 2, null, cast(id / 4.0 as decimal(9,2))) as ndec",
       "if(id % 7 = 0, null, id % 2 = 0) as b",
       "if(id % 7 = 1, null, cast(id % 100 - 50 as byte)) as y",
       "if(id % 7 = 2, null, cast(id * 7 % 30000 as short)) as s",
