@@ -44,7 +44,7 @@ func TestDecideGivesAReasonForEveryRefusal(t *testing.T) {
 		"child": map[string]any{"class": catExpr + "Upper", "dataType": "string", "nullable": true,
 			"fields": map[string]any{"child": aref("s", "string", 2, 1)}}, "name": "u"}}
 	project := map[string]any{"id": 1, "class": "org.apache.spark.sql.execution.ProjectExec", "nodeName": "Project",
-		"output": attrs(out("x", "long", 1), out("u", "string", 3)),
+		"output":   attrs(out("x", "long", 1), out("u", "string", 3)),
 		"fields":   map[string]any{"projectList": []any{aref("x", "long", 1, 0), upper}},
 		"children": []any{scan}}
 	filter := map[string]any{"id": 0, "class": "org.apache.spark.sql.execution.FilterExec", "nodeName": "Filter",
