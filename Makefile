@@ -50,8 +50,13 @@ test: test-go test-jvm
 demo: $(JAR)
 	bash scripts/run-demo.sh
 
+# The speed check of the foundation: the demo queries over 20M rows (median of 5 after a warm-up,
+# Bolide off and on in one process), peak RSS per engine in separate processes, the JNI boundary
+# cost per batch, and the Go micro-benchmarks (compare runs with benchstat).
 bench: $(JAR)
-	BOLIDE_DEMO_ROWS=$${ROWS:-20000000} BOLIDE_DEMO_RUNS=$${RUNS:-5} bash scripts/run-demo.sh
+	BOLIDE_BOUNDARY_BENCH=1 BOLIDE_DEMO_RSS=1 BOLIDE_DEMO_ROWS=$${ROWS:-20000000} \
+	  BOLIDE_DEMO_RUNS=$${RUNS:-5} bash scripts/run-demo.sh
+	cd native && go test -run '^$$' -bench . -benchmem ./... | tee ../build/go-bench.txt
 
 docs: $(JAR)
 	bash scripts/gen-docs.sh

@@ -22,6 +22,10 @@ OPENS="--add-opens=java.base/java.lang=ALL-UNNAMED --add-opens=java.base/java.la
 # The plugin JAR goes first: it is exactly what a user puts on --jars.
 CP="$JAR:spark/target/test-classes:$(cat build/test-classpath.txt)"
 run() { java -Xmx${BOLIDE_DEMO_HEAP:-4g} $OPENS -cp "$CP" org.apache.spark.sql.bolide.demo.BolideDemo; }
+if [ -n "${BOLIDE_BOUNDARY_BENCH:-}" ]; then
+  echo "--- JNI boundary: one batch Java -> Go -> Java (BoundaryBench)"
+  java $OPENS -cp "$CP" org.apache.spark.sql.bolide.BoundaryBench
+fi
 if [ -n "${BOLIDE_DEMO_RSS:-}" ]; then
   # Peak RSS per engine needs one process per mode.
   for m in off on; do
