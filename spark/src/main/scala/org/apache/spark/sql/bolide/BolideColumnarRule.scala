@@ -50,7 +50,11 @@ object BolidePlanRule extends Rule[SparkPlan] with Logging {
       val d = decisions.getOrElse(ids.get(p).intValue, Decision(native = false, "", "not planned"))
       p match {
         case b: BolideExec => b.withNewChildren(newChildren)
-        case _ if d.native => BolideExec(d.name, p, newChildren)
+        case _ if d.native =>
+          // Tags carry the logical link AQE needs to create query stages.
+          val b = BolideExec(d.name, p, newChildren)
+          b.copyTagsFrom(p)
+          b
         case _ =>
           if (!isWrapper(p)) {
             p.setTagValue(BolideExec.FallbackReason, d.reason)

@@ -54,5 +54,9 @@ class BolideExecutorPlugin extends ExecutorPlugin with Logging {
 class BolideSessionExtensions extends (SparkSessionExtensions => Unit) {
   override def apply(ext: SparkSessionExtensions): Unit = {
     ext.injectColumnar(session => BolideColumnarRule(session))
+    // With AQE, columnar rules only run when a query stage is created; planning the whole plan in
+    // the stage-preparation phase too makes EXPLAIN (before execution) show the Bolide operators
+    // and reasons. The columnar rule then keeps the Bolide nodes it finds and adds transitions.
+    ext.injectQueryStagePrepRule(_ => BolidePlanRule)
   }
 }

@@ -104,6 +104,22 @@ class BolideQuerySuite extends BolideSuiteBase {
       Seq(Scan, Agg, Agg))
   }
 
+  @Test def fileSplitsMapToRowGroupsByByteRange(): Unit = {
+    withConf("spark.sql.files.maxPartitionBytes" -> "200000", "spark.sql.files.openCostInBytes" -> "0") {
+      val df = checkNative("SELECT k, count(*), sum(id), min(v), max(v) FROM splits GROUP BY k",
+        Seq(Scan, Agg, Agg))
+      val scanPartitions = spark.read.parquet(TestData.path("splits")).rdd.getNumPartitions
+      assertTrue(s"the file must be read as several splits, got $scanPartitions", scanPartitions > 2)
+      checkNative("SELECT * FROM splits WHERE id % 1000 = 7", Seq(Scan, Filter))
+    }
+  }
+
+  @Test def explainBeforeExecutionShowsNativeOperators(): Unit = {
+    val text = extendedExplain(spark.sql("SELECT g, sum(l) FROM types WHERE i > 0 GROUP BY g"))
+    assertTrue(text, text.contains("BolideHashAggregate") && text.contains("BolideScan"))
+    assertTrue(text, text.contains("Bolide: "))
+  }
+
   @Test def limits(): Unit = {
     // LIMIT over a sorted result is TakeOrderedAndProject (Spark); a plain LIMIT is a CollectLimit
     // over a native child; a LIMIT under an aggregate uses local and global limits.

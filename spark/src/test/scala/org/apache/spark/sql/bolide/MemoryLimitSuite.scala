@@ -22,6 +22,8 @@ class MemoryLimitSuite {
       .write.mode("overwrite").parquet(dir)
     val expected = spark.read.parquet(dir).selectExpr("sum(d)", "count(s)").collect().toSeq
     spark.conf.set("spark.bolide.enabled", "true")
+    // Batches of 100k rows (several MiB) cannot fit a 1 MiB pool.
+    spark.conf.set("spark.bolide.batchSize", "100000")
     val df = spark.read.parquet(dir).selectExpr("sum(d)", "count(s)")
     val e = try { df.collect(); null } catch { case t: Throwable => t }
     assertNotNull("a 1 MiB off-heap pool cannot hold native batches", e)

@@ -62,6 +62,13 @@ object TestData {
       .write.mode("overwrite").parquet(path("bigdec"))
     spark.read.parquet(path("bigdec")).createOrReplaceTempView("bigdec")
 
+    // One file of many small row groups, read as several byte-range splits (maxPartitionBytes).
+    withSqlConf(spark, "parquet.block.size" -> "65536") {
+      spark.range(0, 300000, 1, 1).selectExpr("id", "cast(id % 7 as int) as k", "id * 0.5 as v")
+        .write.mode("overwrite").option("parquet.block.size", "65536").parquet(path("splits"))
+    }
+    spark.read.parquet(path("splits")).createOrReplaceTempView("splits")
+
     // Many files for the concurrency test: 16 files -> at least 8 tasks at once on local[8].
     spark.range(0, 400000, 1, 16).selectExpr("id", "cast(id % 13 as int) as k",
       "cast(id % 1000 as decimal(12,2)) as amount", "id % 97 * 1.5 as v")
