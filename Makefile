@@ -41,7 +41,7 @@ test-go: lint
 	cd native && go test -race -count=1 ./...
 
 test-jvm: $(NATIVE_LIB)
-	$(MVN) test
+	mvn -B -ntp -f spark/pom.xml test
 
 test: test-go test-jvm
 

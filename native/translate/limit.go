@@ -1,8 +1,6 @@
 package translate
 
 import (
-	"errors"
-
 	"github.com/bolide-dev/bolide/native/exec"
 	"github.com/bolide-dev/bolide/native/ops"
 	"github.com/bolide-dev/bolide/native/plan"
@@ -14,11 +12,29 @@ func init() {
 	Register(Rule{SparkClass: "GlobalLimitExec", Name: "BolideGlobalLimit", ConfKey: "globalLimit",
 		Doc: "limit and offset over the single partition Spark's exchange produces", Build: buildLimit})
 	Register(Rule{SparkClass: "CollectLimitExec", Name: "BolideCollectLimit", ConfKey: "collectLimit",
-		Doc: "not yet: needs a native single-partition exchange; its child still runs natively",
-		Build: func(*plan.Node, []exec.Operator, *plan.Conf) (exec.Operator, error) {
-			return nil, errors.New("CollectLimitExec stays in Spark until Bolide has a native " +
-				"single-partition exchange (its child runs natively)")
-		}})
+		Doc: "limit + offset rows per partition natively; Spark's CollectLimit logic then takes the " +
+			"first rows (scanning partitions incrementally) or gathers them in one partition",
+		Build: buildCollectLimit})
+}
+
+// buildCollectLimit keeps at most limit + offset rows of each partition: the JVM's
+// BolideCollectLimitExec applies the global limit and offset over those rows, as Spark does.
+func buildCollectLimit(n *plan.Node, children []exec.Operator, _ *plan.Conf) (exec.Operator, error) {
+	limit, err := n.Int("limit")
+	if err != nil {
+		return nil, err
+	}
+	var offset int64
+	if n.Has("offset") {
+		if offset, err = n.Int("offset"); err != nil {
+			return nil, err
+		}
+	}
+	local := int64(-1)
+	if limit >= 0 {
+		local = limit + offset
+	}
+	return ops.NewLimit(children[0], local, 0), nil
 }
 
 func buildLimit(n *plan.Node, children []exec.Operator, _ *plan.Conf) (exec.Operator, error) {

@@ -10,7 +10,7 @@ import com.fasterxml.jackson.databind.ObjectMapper
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.rules.Rule
-import org.apache.spark.sql.execution.{ColumnarRule, RowToColumnarExec, SparkPlan}
+import org.apache.spark.sql.execution.{CollectLimitExec, ColumnarRule, ColumnarToRowExec, RowToColumnarExec, SparkPlan}
 import org.apache.spark.sql.internal.SQLConf
 
 /**
@@ -71,12 +71,15 @@ object BolidePlanRule extends Rule[SparkPlan] with Logging {
     val n = p.getClass.getSimpleName
     n.startsWith("AdaptiveSparkPlan") || n.contains("QueryStage") || n == "InputAdapter" ||
       n == "WholeStageCodegenExec" || n.contains("ColumnarToRow") || n.contains("RowToColumnar") ||
-      n == "ReusedExchangeExec" || n == "AQEShuffleReadExec" || n == "BolideRowToArrowExec"
+      n == "ReusedExchangeExec" || n == "AQEShuffleReadExec" || n == "BolideRowToArrowExec" ||
+      n == "BolideCollectLimitExec"
   }
 }
 
 object BolideTransitionRule extends Rule[SparkPlan] {
   override def apply(plan: SparkPlan): SparkPlan = plan.transformUp {
+    case ColumnarToRowExec(b @ BolideExec(_, limit: CollectLimitExec, _)) =>
+      BolideCollectLimitExec(limit, b)
     case b: BolideExec if b.children.exists(_.isInstanceOf[RowToColumnarExec]) =>
       b.withNewChildren(b.children.map {
         case r: RowToColumnarExec => BolideRowToArrowExec(r.child)

@@ -121,13 +121,19 @@ class BolideQuerySuite extends BolideSuiteBase {
   }
 
   @Test def limits(): Unit = {
-    // LIMIT over a sorted result is TakeOrderedAndProject (Spark); a plain LIMIT is a CollectLimit
-    // over a native child; a LIMIT under an aggregate uses local and global limits.
+    // A LIMIT under an aggregate uses local and global limits.
     checkNative("SELECT count(*), sum(l) FROM (SELECT l FROM types WHERE i > 0 LIMIT 100)",
       Seq(Scan, Filter, "BolideLocalLimit"))
-    val df = spark.sql("SELECT id FROM types WHERE i > 0 LIMIT 10")
-    assertEquals(10, df.collect().length)
-    assertTrue(nativeOperators(df).contains(Scan))
+    // A top-level LIMIT is a CollectLimit: each partition keeps limit + offset rows natively, then
+    // Spark's CollectLimit logic takes the first rows (the same rows in both engines).
+    Seq("SELECT id, str FROM types WHERE i > 0 LIMIT 10", "SELECT id FROM types LIMIT 5 OFFSET 3",
+      "SELECT * FROM types WHERE id > 1990 LIMIT 100").foreach { q =>
+      checkNative(q, Seq(Scan, "BolideCollectLimit"), ordered = true)
+    }
+    // Executed as an RDD (not collected), the rows are gathered into one partition.
+    val viaRdd = spark.sql("SELECT id FROM types WHERE i > 0 LIMIT 7")
+    assertEquals(7L, viaRdd.rdd.count())
+    assertTrue(nativeOperators(viaRdd).contains("BolideCollectLimit"))
   }
 
   @Test def legacyArithmeticOverflowWrapsOrNulls(): Unit = withConf("spark.sql.ansi.enabled" -> "false") {
