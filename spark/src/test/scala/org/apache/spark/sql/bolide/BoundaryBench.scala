@@ -33,7 +33,8 @@ object BoundaryBench {
 
   private def run(rows: Int, batches: Int, report: Boolean): Unit = {
     val allocator = BolideArrow.newTaskAllocator("boundary-bench")
-    val vec = new BigIntVector("x", allocator)
+    val inputAllocator = BolideArrow.newTaskAllocator("boundary-bench-input")
+    val vec = new BigIntVector("x", inputAllocator)
     vec.allocateNew(rows)
     (0 until rows).foreach(i => vec.set(i, i.toLong))
     vec.setValueCount(rows)
@@ -57,7 +58,7 @@ object BoundaryBench {
     val ns = System.nanoTime() - t0
     it.close()
     root.close()
-    allocator.close()
+    inputAllocator.close()
     require(seen == rows.toLong * batches, s"saw $seen rows")
     if (report) {
       println(f"boundary round trip, $rows%5d-row batches: ${ns.toDouble / batches / 1000}%.2f us per batch " +
