@@ -3,8 +3,6 @@ package expr
 import (
 	"encoding/json"
 	"fmt"
-	"math"
-	"math/big"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -65,105 +63,44 @@ func newLiteral(t sparktype.Type, raw json.RawMessage) (*Literal, error) {
 		return l, nil
 	}
 	bad := func(err error) error { return fmt.Errorf("literal of type %s: bad value %s: %v", t, raw, err) }
-	switch t.Kind {
-	case sparktype.Boolean:
-		var v bool
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return nil, bad(err)
-		}
-		bld := array.NewBooleanBuilder(mem)
-		bld.Append(v)
-		l.one = bld.NewArray()
-		l.text = fmt.Sprint(v)
-	case sparktype.Byte, sparktype.Short, sparktype.Int, sparktype.Long, sparktype.Date,
-		sparktype.Timestamp, sparktype.TimestampNTZ:
-		var v int64
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return nil, bad(err)
-		}
-		var ok bool
-		switch t.Kind {
-		case sparktype.Byte:
-			ok = v == int64(int8(v))
-			l.one = oneFixed(t, int8(v))
-		case sparktype.Short:
-			ok = v == int64(int16(v))
-			l.one = oneFixed(t, int16(v))
-		case sparktype.Int, sparktype.Date:
-			ok = v == int64(int32(v))
-			l.one = oneFixed(t, int32(v))
-		default:
-			ok = true
-			l.one = oneFixed(t, v)
-		}
-		if !ok {
+	if !t.Supported() {
+		return nil, unsupported("literal of type %s is not supported natively", t)
+	}
+	v, err := plan.DecodeValue(raw, t)
+	if err != nil {
+		return nil, bad(err)
+	}
+	switch x := v.(type) {
+	case int64:
+		if (t.Kind == sparktype.Byte && x != int64(int8(x))) || (t.Kind == sparktype.Short && x != int64(int16(x))) ||
+			((t.Kind == sparktype.Int || t.Kind == sparktype.Date) && x != int64(int32(x))) {
 			return nil, bad(fmt.Errorf("out of range"))
 		}
-		l.text = fmt.Sprint(v)
-	case sparktype.Float, sparktype.Double:
-		var fb plan.FloatBits
-		if err := json.Unmarshal(raw, &fb); err != nil || fb.Bits == nil {
-			return nil, bad(fmt.Errorf("expected {\"bits\": ...}"))
-		}
+		l.text = fmt.Sprint(x)
+	case float64:
 		if t.Kind == sparktype.Float {
-			f := math.Float32frombits(uint32(*fb.Bits))
-			l.one = oneFixed(t, f)
-			l.text = fmt.Sprint(f)
+			l.text = fmt.Sprint(float32(x))
 		} else {
-			f := math.Float64frombits(uint64(*fb.Bits))
-			l.one = oneFixed(t, f)
-			l.text = fmt.Sprint(f)
+			l.text = fmt.Sprint(x)
 		}
-	case sparktype.Decimal:
-		var dv plan.DecimalValue
-		if err := json.Unmarshal(raw, &dv); err != nil {
-			return nil, bad(err)
-		}
-		u, ok := new(big.Int).SetString(dv.Unscaled, 10)
-		if !ok {
-			return nil, bad(fmt.Errorf("unscaled %q", dv.Unscaled))
-		}
-		// Spark's Literal holds a Decimal whose scale may differ from the type's only in
-		// corrupt plans; rescale defensively (exactly, or refuse).
-		if dv.Scale != t.Scale {
-			r, exact := rescaleBig(u, dv.Scale, t.Scale)
-			if !exact {
-				return nil, bad(fmt.Errorf("scale %d does not match type", dv.Scale))
-			}
-			u = r
-		}
-		if digitsBig(u) > int(t.Precision) {
+	case decimal128.Num:
+		if !x.FitsInPrecision(t.Precision) {
 			return nil, bad(fmt.Errorf("value exceeds precision %d", t.Precision))
 		}
-		l.one = oneFixed(t, decimal128.FromBigInt(u))
-		l.text = plainString(u, t.Scale)
-	case sparktype.String, sparktype.Binary:
-		var bv plan.BytesValue
-		if err := json.Unmarshal(raw, &bv); err != nil {
-			return nil, bad(err)
-		}
-		if t.Kind == sparktype.String {
-			bld := array.NewStringBuilder(mem)
-			bld.BinaryBuilder.Append(bv.B64)
-			l.one = bld.NewArray()
-			l.text = fmt.Sprintf("%q", bv.B64)
-		} else {
-			bld := array.NewBinaryBuilder(mem, arrow.BinaryTypes.Binary)
-			bld.Append(bv.B64)
-			l.one = bld.NewArray()
-			l.text = fmt.Sprintf("X'%X'", bv.B64)
-		}
+		l.text = plainString(x.BigInt(), t.Scale)
+	case string:
+		l.text = fmt.Sprintf("%q", x)
+	case []byte:
+		l.text = fmt.Sprintf("X'%X'", x)
 	default:
-		return nil, unsupported("literal of type %s is not supported natively", t)
+		l.text = fmt.Sprint(x)
+	}
+	if l.one, err = columnar.Constant(mem, t, v, 1); err != nil {
+		return nil, err
 	}
 	return l, nil
 }
 
-func oneFixed[T any](t sparktype.Type, v T) arrow.Array {
-	buf, vals := newFixed[T](memory.DefaultAllocator, 1)
-	vals[0] = v
-	return finish(t.Arrow(), 1, nil, buf, 0)
-}
 
 func (l *Literal) Eval(ctx *exec.TaskContext, b *columnar.Batch) (arrow.Array, error) {
 	return broadcast(ctx.Alloc, l.one, b.NumRows), nil

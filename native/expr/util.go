@@ -79,9 +79,9 @@ func unsupported(format string, args ...any) error {
 }
 
 // mayFail reports whether evaluating e can raise a data error (ANSI overflow, division by
-// zero, ...). Expressions that short-circuit in Spark (And, Or, If, CaseWhen, Coalesce, In)
-// refuse children that may fail, because evaluating them on every row could raise an error
-// Spark never raises.
+// zero, ...). Expressions that short-circuit in Spark (And, Or, If, CaseWhen, Coalesce)
+// evaluate such children only on the rows Spark would evaluate them on (see mask.go), because
+// evaluating them on every row could raise an error Spark never raises.
 type failer interface{ mayFail() bool }
 
 func mayFail(e Expr) bool {

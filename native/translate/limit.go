@@ -17,36 +17,35 @@ func init() {
 		Build: buildCollectLimit})
 }
 
-// buildCollectLimit keeps at most limit + offset rows of each partition: the JVM's
-// BolideCollectLimitExec applies the global limit and offset over those rows, as Spark does.
-func buildCollectLimit(n *plan.Node, children []exec.Operator, _ *plan.Conf) (exec.Operator, error) {
-	limit, err := n.Int("limit")
+// limitOffset reads Spark's limit and (absent before offsets existed) offset fields.
+func limitOffset(n *plan.Node) (limit, offset int64, err error) {
+	if limit, err = n.Int("limit"); err != nil {
+		return 0, 0, err
+	}
+	if n.Has("offset") {
+		offset, err = n.Int("offset")
+	}
+	return limit, offset, err
+}
+
+func buildLimit(n *plan.Node, children []exec.Operator, _ *plan.Conf) (exec.Operator, error) {
+	limit, offset, err := limitOffset(n)
 	if err != nil {
 		return nil, err
 	}
-	var offset int64
-	if n.Has("offset") {
-		if offset, err = n.Int("offset"); err != nil {
-			return nil, err
-		}
+	return ops.NewLimit(children[0], limit, offset), nil
+}
+
+// buildCollectLimit keeps at most limit + offset rows of each partition: the JVM's
+// BolideCollectLimitExec applies the global limit and offset over those rows, as Spark does.
+func buildCollectLimit(n *plan.Node, children []exec.Operator, _ *plan.Conf) (exec.Operator, error) {
+	limit, offset, err := limitOffset(n)
+	if err != nil {
+		return nil, err
 	}
 	local := int64(-1)
 	if limit >= 0 {
 		local = limit + offset
 	}
 	return ops.NewLimit(children[0], local, 0), nil
-}
-
-func buildLimit(n *plan.Node, children []exec.Operator, _ *plan.Conf) (exec.Operator, error) {
-	limit, err := n.Int("limit")
-	if err != nil {
-		return nil, err
-	}
-	var offset int64
-	if n.Has("offset") {
-		if offset, err = n.Int("offset"); err != nil {
-			return nil, err
-		}
-	}
-	return ops.NewLimit(children[0], limit, offset), nil
 }
