@@ -181,6 +181,17 @@ func (a *TaskAllocator) Free(b []byte) {
 	a.shrink(int64(n))
 }
 
+// Account adds (delta > 0) or removes bytes held outside this allocator, such as an operator's
+// Go-heap hash table, to the task's usage: they are reserved from Spark like allocations, so a
+// task over its memory fails with the same clear error instead of growing unseen.
+func (a *TaskAllocator) Account(delta int64) {
+	if delta > 0 {
+		a.grow(delta)
+	} else if delta < 0 {
+		a.shrink(-delta)
+	}
+}
+
 // Err returns the first reservation failure; operators check it once per batch so that a task over
 // its limit fails with a clear message instead of growing without bound.
 func (a *TaskAllocator) Err() error {

@@ -263,6 +263,24 @@ type stream struct {
 	gids     []uint32
 	consumed bool
 	pos      int
+	// accounted is the hash table and state size last reported to the task's memory account.
+	accounted int64
+}
+
+// account reports the growth of the group table and per-group states to the task's memory
+// account (reserved from Spark); called once per input batch.
+func (h *HashAggregate) account() {
+	st := h.st
+	if st.ctx.Alloc == nil {
+		return
+	}
+	ng := int64(st.table.numGroups())
+	size := int64(st.table.memSize()) + int64(cap(st.gids))*4
+	for _, f := range h.fns {
+		size += ng * int64(16*len(f.bufTypes)+1)
+	}
+	st.ctx.Alloc.Account(size - st.accounted)
+	st.accounted = size
 }
 
 func (h *HashAggregate) Open(ctx *exec.TaskContext) error {
@@ -319,6 +337,7 @@ func (h *HashAggregate) consume() error {
 		if err != nil {
 			return err
 		}
+		h.account()
 		if st.ctx.Alloc != nil {
 			if err := st.ctx.Alloc.Err(); err != nil {
 				return err
@@ -418,6 +437,9 @@ func (h *HashAggregate) emit(lo, hi int) (*columnar.Batch, error) {
 }
 
 func (h *HashAggregate) Close() {
+	if h.st != nil && h.st.ctx.Alloc != nil {
+		h.st.ctx.Alloc.Account(-h.st.accounted)
+	}
 	h.st = nil
 	h.child.Close()
 }
