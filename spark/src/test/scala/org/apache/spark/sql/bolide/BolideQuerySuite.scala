@@ -185,6 +185,19 @@ class BolideQuerySuite extends BolideSuiteBase {
     checkNative("SELECT g, sum(l) FROM types GROUP BY g", Seq(Scan, Agg, Agg))
   }
 
+  @Test def goPanicsAndBadRequestsBecomeJavaExceptions(): Unit = {
+    NativeLoader.load()
+    // A bogus handle makes Go panic inside the call: the panic must arrive as an exception.
+    val panic = intercept(NativeLib.next(0L, 0L))
+    assertTrue(panic.toString, panic.isInstanceOf[BolideNativeException])
+    assertTrue(panic.getMessage, panic.getMessage.contains("panicked"))
+    val bad = intercept(NativeLib.createPlan("{not json".getBytes("UTF-8"), Array.empty[NativeInput], null))
+    assertTrue(bad.getMessage, bad.isInstanceOf[BolideNativeException] && bad.getMessage.contains("decode task request"))
+    // The engine and the session keep working.
+    assertEquals(NativeLoader.AdapterVersion, NativeLib.version())
+    checkNative("SELECT g, count(*) FROM types GROUP BY g", Seq(Scan, Agg, Agg))
+  }
+
   @Test def eightConcurrentNativeTasksRepeatedly(): Unit = {
     (1 to 4).foreach { round =>
       checkNative(s"SELECT k, sum(amount), count(*), max(v) FROM wide WHERE id % $round = 0 GROUP BY k",
