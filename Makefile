@@ -14,7 +14,7 @@ export CGO_CFLAGS := -I$(JAVA_HOME)/include -I$(JAVA_HOME)/include/linux -O2
 GO_SOURCES := $(shell find native -name '*.go' -not -name '*_test.go') native/go.mod native/go.sum
 SCALA_SOURCES := $(shell find spark/src/main -type f) spark/pom.xml
 
-.PHONY: all native jar test test-go test-jvm demo bench docs clean lint
+.PHONY: all native jar test test-go test-jvm demo bench docs clean lint tpch-data
 
 all: $(JAR)
 
@@ -40,8 +40,17 @@ lint:
 test-go: lint
 	cd native && go test -race -count=1 ./...
 
-test-jvm: $(NATIVE_LIB)
+# TpchSuite reads TPC-H SF 0.01 (generated once, cached under data/tpch/; the suite would generate
+# it too, this only shows the one-time tpchgen-cli install outside of Surefire's output).
+test-jvm: $(NATIVE_LIB) data/tpch/sf0.01/_COMPLETE
 	mvn -B -ntp -f spark/pom.xml test
+
+# TPC-H Parquet at any scale factor: `make tpch-data SF=10` (scripts/tpch-data.sh, cached in data/tpch/).
+tpch-data:
+	bash scripts/tpch-data.sh $(or $(SF),1)
+
+data/tpch/sf%/_COMPLETE:
+	bash scripts/tpch-data.sh $*
 
 test: test-go test-jvm
 
@@ -63,3 +72,33 @@ docs: $(JAR)
 
 clean:
 	rm -rf build dist spark/target
+
+# TPC-H on vanilla Spark, Spark + Bolide and Spark + Apache DataFusion Comet (not part of CI):
+# `make bench-tpch [SF=1] [ENGINES=spark,bolide,comet] [ITER=3] [QUERIES=q1,q6]`. One JVM per engine
+# (bench/'s driver), queries alternating between engines, answers checked against Spark's. Writes
+# bench/results/<timestamp>/{results.csv,summary.md,chart.png}. TPCH_DATA=dir skips the data script,
+# TPCH_QUERIES=dir replaces tpch/queries.
+SF ?= 1
+ENGINES ?= spark,bolide,comet
+ITER ?= 3
+QUERIES ?=
+COMET_VERSION := 1.2.0
+COMET_JAR := build/bench/comet-spark-spark4.1_2.13-$(COMET_VERSION).jar
+BENCH_PY := build/bench/venv/bin/python
+
+.PHONY: bench-tpch
+bench-tpch: $(JAR)
+	@mkdir -p build/bench
+	mvn -B -q -f bench/pom.xml compile
+	@if [ ! -s build/bench/classpath.txt ] || [ bench/pom.xml -nt build/bench/classpath.txt ]; then \
+	  mvn -B -q -f bench/pom.xml dependency:build-classpath -Dmdep.outputFile=$(CURDIR)/build/bench/classpath.txt >/dev/null; fi
+	@if [[ ",$(ENGINES)," == *,comet,* && ! -s $(COMET_JAR) ]]; then \
+	  mvn -B -q -f bench/pom.xml dependency:copy -Dartifact=org.apache.datafusion:comet-spark-spark4.1_2.13:$(COMET_VERSION) \
+	    -DoutputDirectory=$(CURDIR)/build/bench; fi
+	@test -x $(BENCH_PY) || python3 -m venv build/bench/venv
+	@$(BENCH_PY) -c 'import matplotlib' 2>/dev/null || $(BENCH_PY) -m pip install -q matplotlib
+	DATA="$${TPCH_DATA:-$$(bash scripts/tpch-data.sh $(SF) | tail -1)}" && \
+	$(BENCH_PY) scripts/bench-tpch.py --sf $(SF) --engines $(ENGINES) --iter $(ITER) --queries-list "$(QUERIES)" \
+	  --data "$$DATA" --queries "$${TPCH_QUERIES:-tpch/queries}" --classpath build/bench/classpath.txt \
+	  --bolide-jar $(JAR) --comet-jar $(COMET_JAR) --comet-version $(COMET_VERSION) \
+	  --out bench/results/$$(date +%Y%m%d-%H%M%S)

@@ -4,7 +4,7 @@ import scala.collection.mutable.ArrayBuffer
 
 import org.apache.spark.{OneToOneDependency, Partition, SparkContext, SparkEnv, TaskContext}
 import org.apache.spark.rdd.RDD
-import org.apache.spark.sql.execution.{FileSourceScanExec, SparkPlan}
+import org.apache.spark.sql.execution.{ExecSubqueryExpression, FileSourceScanExec, SparkPlan}
 import org.apache.spark.sql.execution.datasources.{FilePartition, FileScanRDD}
 import org.apache.spark.sql.execution.metric.SQLMetric
 import org.apache.spark.sql.internal.SQLConf
@@ -14,6 +14,7 @@ import org.apache.spark.sql.vectorized.ColumnarBatch
 /** Runs a native block: the driver encodes it once; every task ships it with its own splits. */
 object BolideBlock {
   def execute(top: BolideExec, sc: SparkContext): RDD[ColumnarBatch] = {
+    waitForSubqueries(top)
     val inputs = ArrayBuffer.empty[SparkPlan]
     val scans = ArrayBuffer.empty[(Int, FileSourceScanExec)]
     val plan = PlanEncoder.encodeBlock(top, inputs, scans)
@@ -39,6 +40,22 @@ object BolideBlock {
     new BolideBlockRDD(sc, plan, conf, inputRDDs, scanParts, numPartitions,
       top.schema, top.longMetric("numOutputRows"), top.longMetric("numOutputBatches"),
       top.longMetric("nativeTime"))
+  }
+
+  /**
+   * The Spark nodes a block stands for are never executed themselves, so nobody runs the subqueries
+   * in their expressions (e.g. a scalar subquery Spark pushed into a scan's data filters, which the
+   * scan needs to list its splits). Run them here, on the driver, as Spark's own
+   * prepare/waitForSubqueries would.
+   */
+  private def waitForSubqueries(top: BolideExec): Unit = {
+    def nodes(b: BolideExec): Seq[SparkPlan] =
+      b.original +: b.children.collect { case c: BolideExec => nodes(c) }.flatten
+    val subqueries = nodes(top).flatMap(_.expressions.flatMap(_.collect {
+      case e: ExecSubqueryExpression => e
+    }))
+    subqueries.foreach(_.plan.prepare())
+    subqueries.foreach(_.updateResult())
   }
 }
 

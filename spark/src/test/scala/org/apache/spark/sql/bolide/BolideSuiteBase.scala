@@ -71,6 +71,31 @@ trait BolideSuiteBase {
   def nativeOperators(df: DataFrame): Seq[String] =
     planNodes(df.queryExecution.executedPlan).collect { case b: BolideExec => b.nodeName }
 
+  /**
+   * Every operator of the executed plan, subqueries included, counted like the explain provider
+   * counts them: native operators by their Bolide name, and each operator that stayed in Spark as
+   * (node name, the reason Bolide gave). Plumbing nodes (AQE, stages, transitions) are skipped.
+   */
+  def operatorReport(df: DataFrame): (Seq[String], Seq[(String, String)]) = {
+    val native = ArrayBuffer.empty[String]
+    val fallback = ArrayBuffer.empty[(String, String)]
+    def walk(p: SparkPlan): Unit = {
+      p match {
+        case a: AdaptiveSparkPlanExec => walk(a.executedPlan); return
+        case q: QueryStageExec => walk(q.plan); return
+        case b: BolideExec => native += b.nodeName
+        case other if !BolidePlanRule.isWrapper(other) =>
+          fallback += other.nodeName ->
+            other.getTagValue(BolideExec.FallbackReason).getOrElse("not planned by Bolide")
+        case _ =>
+      }
+      p.children.foreach(walk)
+      p.subqueries.foreach(walk)
+    }
+    walk(df.queryExecution.executedPlan)
+    (native.toSeq, fallback.toSeq)
+  }
+
   /** Rows as comparable strings (binary as hex, nested rows recursively). */
   def canonical(rows: Seq[Row]): Seq[String] = rows.map(render)
 
