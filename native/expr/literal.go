@@ -101,7 +101,6 @@ func newLiteral(t sparktype.Type, raw json.RawMessage) (*Literal, error) {
 	return l, nil
 }
 
-
 func (l *Literal) Eval(ctx *exec.TaskContext, b *columnar.Batch) (arrow.Array, error) {
 	return broadcast(ctx.Alloc, l.one, b.NumRows), nil
 }
