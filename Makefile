@@ -98,6 +98,7 @@ bench-tpch: $(JAR)
 	@test -x $(BENCH_PY) || python3 -m venv build/bench/venv
 	@$(BENCH_PY) -c 'import matplotlib' 2>/dev/null || $(BENCH_PY) -m pip install -q matplotlib
 	DATA="$${TPCH_DATA:-$$(bash scripts/tpch-data.sh $(SF) | tail -1)}" && \
+	{ [ -d "$$DATA/lineitem" ] || { echo "no TPC-H data in '$$DATA'" >&2; exit 1; }; } && \
 	$(BENCH_PY) scripts/bench-tpch.py --sf $(SF) --engines $(ENGINES) --iter $(ITER) --queries-list "$(QUERIES)" \
 	  --data "$$DATA" --queries "$${TPCH_QUERIES:-tpch/queries}" --classpath build/bench/classpath.txt \
 	  --bolide-jar $(JAR) --comet-jar $(COMET_JAR) --comet-version $(COMET_VERSION) \

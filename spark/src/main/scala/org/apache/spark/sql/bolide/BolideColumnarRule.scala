@@ -72,7 +72,8 @@ object BolidePlanRule extends Rule[SparkPlan] with Logging {
     n.startsWith("AdaptiveSparkPlan") || n.contains("QueryStage") || n == "InputAdapter" ||
       n == "WholeStageCodegenExec" || n.contains("ColumnarToRow") || n.contains("RowToColumnar") ||
       n == "ReusedExchangeExec" || n == "AQEShuffleReadExec" || n == "BolideRowToArrowExec" ||
-      n == "BolideCollectLimitExec"
+      n == "BolideCollectLimitExec" || n == "SubqueryExec" || n == "ReusedSubqueryExec" ||
+      n == "SubqueryBroadcastExec" || n == "SubqueryAdaptiveBroadcastExec"
   }
 }
 
