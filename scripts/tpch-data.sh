@@ -8,7 +8,8 @@
 # on stdout (progress goes to stderr). A second run finds data/tpch/sf<SF>/_COMPLETE and only prints.
 #
 # The generator is tpchgen-cli (Rust, crates.io), installed once with `cargo install --locked` into
-# data/tools/tpchgen-cli-<version>/ (git-ignored, survives `make clean`). Its Parquet output needs no
+# $BOLIDE_TOOLS/tpchgen-cli-<version>/ (default ~/.cache/bolide/tools: outside the checkout, so fresh
+# clones on the same machine, CI's among them, reuse it; building it takes several minutes). Its Parquet output needs no
 # rewriting for Spark: int64 keys, int32 small integers, decimal(15,2) money stored as INT64,
 # DATE dates, UTF-8 strings; snappy, dictionary-encoded, ~7 MiB row groups.
 #
@@ -22,7 +23,7 @@ SF=${1:?usage: scripts/tpch-data.sh SCALE_FACTOR (e.g. 0.01 or 1)}
 [[ $SF =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "scale factor must be a number: $SF" >&2; exit 2; }
 
 TPCHGEN_VERSION=4.0.0
-TOOLS=$ROOT/data/tools/tpchgen-cli-$TPCHGEN_VERSION
+TOOLS=${BOLIDE_TOOLS:-$HOME/.cache/bolide/tools}/tpchgen-cli-$TPCHGEN_VERSION
 BIN=$TOOLS/bin/tpchgen-cli
 OUT=$ROOT/data/tpch/sf$SF
 MARKER=$OUT/_COMPLETE
@@ -39,11 +40,12 @@ if [ ! -x "$BIN" ]; then
   CARGO=$(command -v cargo || true)
   [ -n "$CARGO" ] || CARGO=$HOME/.cargo/bin/cargo
   if [ ! -x "$CARGO" ]; then
-    echo "cargo not found: install Rust >= 1.88 (https://rustup.rs), or run .ci/run" >&2
+    echo "cargo not found: install Rust >= 1.88 (rustup), or run .ci/run" >&2
     exit 1
   fi
   echo "installing tpchgen-cli $TPCHGEN_VERSION into $TOOLS (once; several minutes)" >&2
   start=$SECONDS
+  mkdir -p "$(dirname "$TOOLS")"
   rm -rf "$TOOLS.tmp"
   "$CARGO" install tpchgen-cli --version "$TPCHGEN_VERSION" --locked --quiet \
     --root "$TOOLS.tmp" >&2
