@@ -14,7 +14,7 @@ export CGO_CFLAGS := -I$(JAVA_HOME)/include -I$(JAVA_HOME)/include/linux -O2
 GO_SOURCES := $(shell find native -name '*.go' -not -name '*_test.go') native/go.mod native/go.sum
 SCALA_SOURCES := $(shell find spark/src/main -type f) spark/pom.xml
 
-.PHONY: all native jar test test-go test-jvm demo bench docs clean lint tpch-data
+.PHONY: all native jar test test-go test-jvm demo docs clean lint tpch-data
 
 all: $(JAR)
 
@@ -52,7 +52,7 @@ tpch-data:
 data/tpch/sf%/_COMPLETE:
 	bash scripts/tpch-data.sh $*
 
-test: test-go test-jvm
+test: test-go test-jvm test-bench-smoke
 
 # Builds the jar, writes the demo's dataset (once, under data/), runs the demo queries with Bolide
 # off and on through Spark local mode, prints plans, checks answers, prints times.
@@ -62,7 +62,7 @@ demo: $(JAR)
 # The speed check of the foundation: the demo queries over 20M rows (median of 5 after a warm-up,
 # Bolide off and on in one process), peak RSS per engine in separate processes, the JNI boundary
 # cost per batch, and the Go micro-benchmarks (compare runs with benchstat).
-bench: $(JAR)
+bench-demo: $(JAR)
 	BOLIDE_BOUNDARY_BENCH=1 BOLIDE_DEMO_RSS=1 BOLIDE_DEMO_ROWS=$${ROWS:-20000000} \
 	  BOLIDE_DEMO_RUNS=$${RUNS:-5} bash scripts/run-demo.sh
 	cd native && go test -run '^$$' -bench . -benchmem ./... | tee ../build/go-bench.txt
@@ -73,8 +73,8 @@ docs: $(JAR)
 clean:
 	rm -rf build dist spark/target
 
-# TPC-H on vanilla Spark, Spark + Bolide and Spark + Apache DataFusion Comet (not part of CI):
-# `make bench-tpch [SF=1] [ENGINES=spark,bolide,comet] [ITER=3] [QUERIES=q1,q6]`. One JVM per engine
+# TPC-H on vanilla Spark, Spark + Bolide and Spark + Apache DataFusion Comet:
+# `make bench [SF=1] [ENGINES=spark,bolide,comet] [ITER=3] [QUERIES=q1,q6]` (bench-tpch is the same). One JVM per engine
 # (bench/'s driver), queries alternating between engines, answers checked against Spark's. Writes
 # bench/results/<timestamp>/{results.csv,summary.md,chart.png}. TPCH_DATA=dir skips the data script,
 # TPCH_QUERIES=dir replaces tpch/queries.
@@ -86,7 +86,8 @@ COMET_VERSION := 1.2.0
 COMET_JAR := build/bench/comet-spark-spark4.1_2.13-$(COMET_VERSION).jar
 BENCH_PY := build/bench/venv/bin/python
 
-.PHONY: bench-tpch
+.PHONY: bench bench-tpch bench-demo test-bench-smoke
+bench: bench-tpch
 bench-tpch: $(JAR)
 	@mkdir -p build/bench
 	mvn -B -q -f bench/pom.xml compile
@@ -103,3 +104,11 @@ bench-tpch: $(JAR)
 	  --data "$$DATA" --queries "$${TPCH_QUERIES:-tpch/queries}" --classpath build/bench/classpath.txt \
 	  --bolide-jar $(JAR) --comet-jar $(COMET_JAR) --comet-version $(COMET_VERSION) \
 	  --out bench/results/$$(date +%Y%m%d-%H%M%S)
+	@ln -sfn "$$(ls -1d bench/results/2* | tail -1 | xargs basename)" bench/results/latest
+	@echo "results in bench/results/latest -> $$(readlink bench/results/latest)"
+
+# The smoke test of the benchmark (part of `make test`): SF 0.01, one iteration, all three engines;
+# fails unless the three output files are there and every Bolide answer equals Spark's.
+test-bench-smoke:
+	$(MAKE) --no-print-directory bench SF=0.01 ITER=1 ENGINES=spark,bolide,comet QUERIES=
+	python3 scripts/check-bench-results.py bench/results/latest
