@@ -4,7 +4,7 @@
 // that interprets a class lives on the Go side (packages translate and expr).
 //
 // Encoding of a field value (see spark/.../PlanEncoder.scala):
-//   - null, booleans, numbers, strings: as JSON.
+//   - null, booleans, numbers, strings: as JSON (a Scala Char as a one-character string).
 //   - an Expression: an object with "class" and "dataType" (type Expr).
 //   - a Seq: a JSON array of encoded values.
 //   - a Scala object or Enumeration value (aggregate mode, eval mode): its name as a string.

@@ -246,6 +246,7 @@ object PlanEncoder {
     case d: Double => if (d.isNaN || d.isInfinite) g.writeString(d.toString) else g.writeNumber(d)
     case f: Float => if (f.isNaN || f.isInfinite) g.writeString(f.toString) else g.writeNumber(f)
     case s: String => g.writeString(s)
+    case c: Char => g.writeString(c.toString)
     case dt: DataType =>
       g.writeStartObject(); g.writeFieldName("type"); g.writeRawValue(dt.json); g.writeEndObject()
     case e: scala.Enumeration#Value => g.writeString(e.toString)
