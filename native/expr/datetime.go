@@ -159,19 +159,11 @@ func (e *dateArith) Eval(ctx *exec.TaskContext, b *columnar.Batch) (arrow.Array,
 
 func (e *dateArith) evalMasked(ctx *exec.TaskContext, b *columnar.Batch, active []byte) (arrow.Array, error) {
 	n := b.NumRows
-	so, err := evalOperandActive(ctx, b, e.start, active)
+	so, do, err := evalLeftThenRight(ctx, b, e.start, e.num, active)
 	if err != nil {
 		return nil, err
 	}
 	defer so.release()
-	dact := active
-	if mayFail(e.num) {
-		dact = andActiveValid(active, so, n)
-	}
-	do, err := evalOperandActive(ctx, b, e.num, dact)
-	if err != nil {
-		return nil, err
-	}
 	defer do.release()
 	dt := arrow.FixedWidthTypes.Date32
 	vbuf, nulls, allNullRes := binaryValidity(ctx.Alloc, n, so, do)

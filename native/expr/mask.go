@@ -73,3 +73,20 @@ func (o operand) valid(i int) bool {
 	}
 	return !isNullAt(o.arr, i)
 }
+
+// evalLeftThenRight evaluates the operands of a null-intolerant binary expression the way Spark
+// does: the left on the active rows, the right (when it may fail) only where the left is non-null.
+// The caller releases both operands.
+func evalLeftThenRight(ctx *exec.TaskContext, b *columnar.Batch, left, right Expr, active []byte) (lo, ro operand, err error) {
+	if lo, err = evalOperandActive(ctx, b, left, active); err != nil {
+		return lo, ro, err
+	}
+	ract := active
+	if mayFail(right) {
+		ract = andActiveValid(active, lo, b.NumRows)
+	}
+	if ro, err = evalOperandActive(ctx, b, right, ract); err != nil {
+		lo.release()
+	}
+	return lo, ro, err
+}

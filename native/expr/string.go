@@ -141,19 +141,11 @@ func (e *strPred) Eval(ctx *exec.TaskContext, b *columnar.Batch) (arrow.Array, e
 
 func (e *strPred) evalMasked(ctx *exec.TaskContext, b *columnar.Batch, active []byte) (arrow.Array, error) {
 	n := b.NumRows
-	lo, err := evalOperandActive(ctx, b, e.left, active)
+	lo, ro, err := evalLeftThenRight(ctx, b, e.left, e.right, active)
 	if err != nil {
 		return nil, err
 	}
 	defer lo.release()
-	ract := active
-	if mayFail(e.right) {
-		ract = andActiveValid(active, lo, n)
-	}
-	ro, err := evalOperandActive(ctx, b, e.right, ract)
-	if err != nil {
-		return nil, err
-	}
 	defer ro.release()
 	dt := arrow.FixedWidthTypes.Boolean
 	vbuf, nulls, allNullRes := binaryValidity(ctx.Alloc, n, lo, ro)
