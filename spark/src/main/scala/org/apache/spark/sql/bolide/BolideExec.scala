@@ -24,6 +24,10 @@ case class BolideExec(nativeName: String, original: SparkPlan, children: Seq[Spa
   override def outputOrdering: Seq[SortOrder] = original.outputOrdering
   override def supportsColumnar: Boolean = true
 
+  // The block runs the subqueries of the Spark node it stands for (BolideBlock.waitForSubqueries);
+  // listing them here keeps them visible to explain and plan walkers.
+  override def subqueries: Seq[SparkPlan] = original.subqueries
+
   override lazy val metrics: Map[String, SQLMetric] = Map(
     "numOutputRows" -> SQLMetrics.createMetric(sparkContext, "number of output rows"),
     "numOutputBatches" -> SQLMetrics.createMetric(sparkContext, "number of output batches"),

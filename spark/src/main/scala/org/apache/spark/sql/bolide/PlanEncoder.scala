@@ -10,7 +10,7 @@ import com.fasterxml.jackson.core.{JsonFactory, JsonGenerator}
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference, BoundReference, Expression, Literal, PlanExpression}
-import org.apache.spark.sql.execution.{FileSourceScanExec, SparkPlan}
+import org.apache.spark.sql.execution.{FileSourceScanExec, ScalarSubquery, SparkPlan}
 import org.apache.spark.sql.execution.datasources.PartitionedFile
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types._
@@ -26,6 +26,12 @@ import org.apache.spark.unsafe.types.UTF8String
  */
 object PlanEncoder {
   private val factory = new JsonFactory()
+
+  /**
+   * True while encoding a block for execution: Spark has computed the block's subqueries by then,
+   * so scalar subqueries travel as literals of their values.
+   */
+  private val subqueryValues = new scala.util.DynamicVariable[Boolean](false)
 
   private def json(body: JsonGenerator => Unit): Array[Byte] = {
     val out = new ByteArrayOutputStream()
@@ -71,12 +77,12 @@ object PlanEncoder {
       }
     }
     number(top)
-    val bytes = json { g =>
+    val bytes = subqueryValues.withValue(true) { json { g =>
       writeNode(g, top, ids, {
         case _: BolideExec => Encode
         case other => inputs += other; AsInput(inputs.size - 1)
       }, Some(scans))
-    }
+    } }
     new String(bytes, StandardCharsets.UTF_8)
   }
 
@@ -269,7 +275,12 @@ object PlanEncoder {
     g.writeStartObject(); g.writeStringField("unsupported", v.getClass.getName); g.writeEndObject()
   }
 
-  private def writeExpr(g: JsonGenerator, e: Expression, input: Seq[Attribute]): Unit = {
+  private def writeExpr(g: JsonGenerator, e: Expression, input: Seq[Attribute]): Unit = e match {
+    case s: ScalarSubquery if subqueryValues.value => writeExprFields(g, Literal(s.eval(null), s.dataType), input)
+    case _ => writeExprFields(g, e, input)
+  }
+
+  private def writeExprFields(g: JsonGenerator, e: Expression, input: Seq[Attribute]): Unit = {
     g.writeStartObject()
     g.writeStringField("class", e.getClass.getName)
     val dt = try Some(e.dataType) catch { case _: Throwable => None }

@@ -157,6 +157,13 @@ class BolideQuerySuite extends BolideSuiteBase {
     }
   }
 
+  @Test def scalarSubqueryValuesReachNativeFilters(): Unit = {
+    // The subquery runs in Spark first; the native filter receives its value as a literal.
+    checkNative("SELECT id, l FROM types WHERE l > (SELECT avg(l) FROM types WHERE g = 1)", Seq(Scan, Filter))
+    checkNative("SELECT g, count(*) FROM types WHERE dec < (SELECT max(dec) FROM types) / 2 GROUP BY g",
+      Seq(Scan, Filter, Agg, Agg))
+  }
+
   @Test def fallbackCarriesAReason(): Unit = {
     val df = checkNative("SELECT upper(str) AS u, id FROM types WHERE i > 0", Seq(Scan, Filter))
     val text = extendedExplain(df)
