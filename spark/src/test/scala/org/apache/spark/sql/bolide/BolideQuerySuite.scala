@@ -130,6 +130,15 @@ class BolideQuerySuite extends BolideSuiteBase {
       "SELECT * FROM types WHERE id > 1990 LIMIT 100").foreach { q =>
       checkNative(q, Seq(Scan, "BolideCollectLimit"), ordered = true)
     }
+    // A LIMIT over an aggregate (what df.show() does): the CollectLimit sits in AQE's result stage.
+    val agg = spark.sql("SELECT g, count(*) AS n FROM types GROUP BY g LIMIT 3")
+    val rows = agg.collect()
+    assertEquals(3, rows.length)
+    val all = withConf("spark.bolide.enabled" -> "false") {
+      spark.sql("SELECT g, count(*) AS n FROM types GROUP BY g").collect().map(_.toString).toSet
+    }
+    assertTrue(rows.map(_.toString).toSet.subsetOf(all))
+    assertTrue(nativeOperators(agg).mkString(","), nativeOperators(agg).contains("BolideCollectLimit"))
     // Executed as an RDD (not collected), the rows are gathered into one partition.
     val viaRdd = spark.sql("SELECT id FROM types WHERE i > 0 LIMIT 7")
     assertEquals(7L, viaRdd.rdd.count())
