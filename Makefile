@@ -37,12 +37,16 @@ lint:
 	@test -z "$$(gofmt -l native)" || { echo "gofmt needed:"; gofmt -l native; exit 1; }
 	cd native && go vet ./...
 
+# Go unit tests with -race (the allocator's checking mode is on in every test binary), then the
+# pyarrow-written Parquet corpus (scripts/parquet-corpus.sh).
 test-go: lint
 	cd native && go test -race -count=1 ./...
+	bash scripts/parquet-corpus.sh
 
-# TpchSuite reads TPC-H SF 0.01 (generated once, cached under data/tpch/; the suite would generate
-# it too, this only shows the one-time tpchgen-cli install outside of Surefire's output).
-test-jvm: $(NATIVE_LIB) data/tpch/sf0.01/_COMPLETE
+# TpchSuite and TpcdsTablesSuite read TPC-H and TPC-DS SF 0.01 (generated once, cached under data/;
+# the suites would generate them too, this only shows the one-time generator install outside of
+# Surefire's output).
+test-jvm: $(NATIVE_LIB) data/tpch/sf0.01/_COMPLETE data/tpcds/sf0.01/_COMPLETE
 	mvn -B -ntp -f spark/pom.xml test
 
 # TPC-H Parquet at any scale factor: `make tpch-data SF=10` (scripts/tpch-data.sh, cached in data/tpch/).
@@ -51,6 +55,9 @@ tpch-data:
 
 data/tpch/sf%/_COMPLETE:
 	bash scripts/tpch-data.sh $*
+
+data/tpcds/sf%/_COMPLETE:
+	bash scripts/tpcds-data.sh $*
 
 test: test-go test-jvm test-bench-smoke
 
@@ -61,11 +68,12 @@ demo: $(JAR)
 
 # The speed check of the foundation: the demo queries over 20M rows (median of 5 after a warm-up,
 # Bolide off and on in one process), peak RSS per engine in separate processes, the JNI boundary
-# cost per batch, and the Go micro-benchmarks (compare runs with benchstat).
+# cost per batch, and the Go micro-benchmarks (compare runs with benchstat; the allocator's checking
+# mode, on by default in test binaries, is off for them).
 bench-demo: $(JAR)
 	BOLIDE_BOUNDARY_BENCH=1 BOLIDE_DEMO_RSS=1 BOLIDE_DEMO_ROWS=$${ROWS:-20000000} \
 	  BOLIDE_DEMO_RUNS=$${RUNS:-5} bash scripts/run-demo.sh
-	cd native && go test -run '^$$' -bench . -benchmem ./... | tee ../build/go-bench.txt
+	cd native && BOLIDE_MEMCHECK=0 go test -run '^$$' -bench . -benchmem ./... | tee ../build/go-bench.txt
 
 docs: $(JAR)
 	bash scripts/gen-docs.sh

@@ -7,11 +7,12 @@
 # orders part partsupp region supplier; standard lowercase column names) and prints that directory
 # on stdout (progress goes to stderr). A second run finds data/tpch/sf<SF>/_COMPLETE and only prints.
 #
-# The generator is tpchgen-cli (Rust, crates.io), installed once with `cargo install --locked` into
-# $BOLIDE_TOOLS/tpchgen-cli-<version>/ (default ~/.cache/bolide/tools: outside the checkout, so fresh
-# clones on the same machine, CI's among them, reuse it; building it takes several minutes). Its Parquet output needs no
-# rewriting for Spark: int64 keys, int32 small integers, decimal(15,2) money stored as INT64,
-# DATE dates, UTF-8 strings; snappy, dictionary-encoded, ~7 MiB row groups.
+# The generator is tpcgen-cli (the TPC-H/TPC-DS generator of datafusion-contrib; byte-identical
+# output to tpchgen-cli 4.0.0 from crates.io), a prebuilt wheel from PyPI installed once by
+# scripts/tpcgen-venv.sh (seconds, no Rust toolchain). scripts/tpch-check-q1.py checks SF 1 against
+# the official TPC-H Q1 answer right after generating it. The Parquet output needs no rewriting for Spark: int64 keys,
+# int32 small integers, decimal(15,2) money stored as INT64, DATE dates, UTF-8 strings; snappy,
+# dictionary-encoded, ~7 MiB row groups.
 #
 # Environment: TPCH_PARTS (files per table; default max(4, 4*SF)), TPCH_ROW_GROUP_BYTES (default:
 # the generator's 7MiB), TPCH_THREADS (default: all CPUs).
@@ -22,9 +23,7 @@ ROOT=$PWD
 SF=${1:?usage: scripts/tpch-data.sh SCALE_FACTOR (e.g. 0.01 or 1)}
 [[ $SF =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "scale factor must be a number: $SF" >&2; exit 2; }
 
-TPCHGEN_VERSION=4.0.0
-TOOLS=${BOLIDE_TOOLS:-$HOME/.cache/bolide/tools}/tpchgen-cli-$TPCHGEN_VERSION
-BIN=$TOOLS/bin/tpchgen-cli
+GENERATOR=tpcgen-cli
 OUT=$ROOT/data/tpch/sf$SF
 MARKER=$OUT/_COMPLETE
 
@@ -36,25 +35,12 @@ exec 9>"$ROOT/data/tpch/.lock"
 flock 9
 if [ -f "$MARKER" ]; then echo "$OUT"; exit 0; fi
 
-if [ ! -x "$BIN" ]; then
-  CARGO=$(command -v cargo || true)
-  [ -n "$CARGO" ] || CARGO=$HOME/.cargo/bin/cargo
-  if [ ! -x "$CARGO" ]; then
-    echo "cargo not found: install Rust >= 1.88 (rustup), or run .ci/run" >&2
-    exit 1
-  fi
-  echo "installing tpchgen-cli $TPCHGEN_VERSION into $TOOLS (once; several minutes)" >&2
-  start=$SECONDS
-  mkdir -p "$(dirname "$TOOLS")"
-  rm -rf "$TOOLS.tmp"
-  "$CARGO" install tpchgen-cli --version "$TPCHGEN_VERSION" --locked --quiet \
-    --root "$TOOLS.tmp" >&2
-  rm -rf "$TOOLS" && mv "$TOOLS.tmp" "$TOOLS"
-  echo "installed tpchgen-cli in $((SECONDS - start)) s" >&2
-fi
+TOOLS=$(bash scripts/tpcgen-venv.sh)
+BIN=$TOOLS/bin/$GENERATOR
+PY=$TOOLS/bin/python
 
 PARTS=${TPCH_PARTS:-$(awk -v sf="$SF" 'BEGIN { p = int(sf * 4 + 0.999); if (p < 4) p = 4; print p }')}
-args=(parquet --scale-factor "$SF" --parts "$PARTS" --no-progress --quiet)
+args=(tpch parquet --scale-factor "$SF" --parts "$PARTS" --no-progress --quiet)
 [ -z "${TPCH_ROW_GROUP_BYTES:-}" ] || args+=(--row-group-bytes "$TPCH_ROW_GROUP_BYTES")
 [ -z "${TPCH_THREADS:-}" ] || args+=(--num-threads "$TPCH_THREADS")
 
@@ -63,11 +49,22 @@ rm -rf "$TMP" "$OUT"
 echo "generating TPC-H SF $SF ($PARTS files per table) into $OUT" >&2
 start=$SECONDS
 "$BIN" "${args[@]}" --output-dir "$TMP" >&2
+# With --parts the generator writes <table>/<table>.<n>.parquet (n from 1; the small tables nation
+# and region in one file), the layout the JVM suites and the benchmark read.
 for t in customer lineitem nation orders part partsupp region supplier; do
-  ls "$TMP/$t"/*.parquet >/dev/null 2>&1 || { echo "tpchgen-cli wrote no $t files" >&2; exit 1; }
+  ls "$TMP/$t/$t".*.parquet >/dev/null 2>&1 || { echo "$GENERATOR wrote no $TMP/$t/$t.*.parquet" >&2; exit 1; }
 done
-printf 'tpchgen-cli %s\nscale factor %s\nparts %s\nseconds %s\n' \
-  "$TPCHGEN_VERSION" "$SF" "$PARTS" "$((SECONDS - start))" >"$TMP/_COMPLETE"
+seconds=$((SECONDS - start))
+check=none
+if awk -v sf="$SF" 'BEGIN { exit !(sf == 1) }'; then
+  "$PY" scripts/tpch-check-q1.py "$TMP" >&2 || {
+    echo "TPC-H SF $SF from $(cat "$TOOLS/.installed") fails the official Q1 answer: left in $TMP" >&2
+    exit 1
+  }
+  check="Q1 equals the official answer (tpch/answers/q1-sf1.csv)"
+fi
+printf 'generator %s (PyPI)\nscale factor %s\nparts %s\nseconds %s\ncheck %s\n' \
+  "$(cat "$TOOLS/.installed")" "$SF" "$PARTS" "$seconds" "$check" >"$TMP/_COMPLETE"
 mv "$TMP" "$OUT"
-echo "generated SF $SF in $((SECONDS - start)) s ($(du -sh "$OUT" | cut -f1))" >&2
+echo "generated SF $SF in $seconds s ($(du -sh "$OUT" | cut -f1))" >&2
 echo "$OUT"

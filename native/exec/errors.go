@@ -13,12 +13,33 @@ type SparkError struct {
 	Class string
 	// Params are the error class's message parameters, as Spark names them.
 	Params map[string]string
-	// Exception is the Spark exception kind: "arithmetic", "number-format", "runtime".
+	// Exception is the Spark exception kind: "arithmetic", "number-format", "runtime", or
+	// "spark" (a SparkException whose cause is the engine's own error, Cause).
 	Exception string
+	// Cause is what the engine saw, for errors Spark raises with a cause (file errors); its text
+	// becomes the message of the Java cause.
+	Cause error
 }
 
 func (e *SparkError) Error() string {
+	if e.Cause != nil {
+		return fmt.Sprintf("[%s] %v: %v", e.Class, e.Params, e.Cause)
+	}
 	return fmt.Sprintf("[%s] %v", e.Class, e.Params)
+}
+
+func (e *SparkError) Unwrap() error { return e.Cause }
+
+// FailedReadFile is Spark's FAILED_READ_FILE.<sub> error of a file scan (FileScanRDD, through
+// FileDataSourceV2.attachFilePath): sub is FILE_NOT_EXIST, PARQUET_COLUMN_DATA_TYPE_MISMATCH or
+// NO_HINT; path is the file as Spark names it (its URL-encoded URI), named once: cause says what
+// went wrong without repeating it.
+func FailedReadFile(sub, path string, cause error, params map[string]string) *SparkError {
+	p := map[string]string{"path": path}
+	for k, v := range params {
+		p[k] = v
+	}
+	return &SparkError{Class: "FAILED_READ_FILE." + sub, Exception: "spark", Params: p, Cause: cause}
 }
 
 // AsSparkError finds a SparkError in err's chain.
@@ -37,6 +58,12 @@ func ArithmeticOverflow(message, alternative string) *SparkError {
 // DivideByZero is Spark's DIVIDE_BY_ZERO error.
 func DivideByZero() *SparkError {
 	return &SparkError{Class: "DIVIDE_BY_ZERO", Exception: "arithmetic",
+		Params: map[string]string{"config": `"spark.sql.ansi.enabled"`}}
+}
+
+// RemainderByZero is Spark's REMAINDER_BY_ZERO error (ANSI `%` and pmod by zero).
+func RemainderByZero() *SparkError {
+	return &SparkError{Class: "REMAINDER_BY_ZERO", Exception: "arithmetic",
 		Params: map[string]string{"config": `"spark.sql.ansi.enabled"`}}
 }
 

@@ -23,8 +23,8 @@ import (
 //     try_subtract, try_multiply) or BINARY_ARITHMETIC_OVERFLOW (byte/short), TRY gives null.
 //   - float/double: IEEE (Java) semantics, never an error.
 //   - Divide (double, decimal) and Remainder: a null or zero divisor gives null, except in ANSI
-//     where a zero divisor with a non-null dividend raises DIVIDE_BY_ZERO. Divide's TRY mode
-//     behaves as LEGACY (Divide.failOnError is ANSI only).
+//     where a zero divisor with a non-null dividend raises DIVIDE_BY_ZERO (REMAINDER_BY_ZERO for
+//     Remainder). Divide's TRY mode behaves as LEGACY (Divide.failOnError is ANSI only).
 //   - decimal: see decimal.go; the result type is the expression's own dataType.
 
 type arithOp uint8
@@ -50,7 +50,7 @@ func init() {
 	Register("Subtract", "left - right over byte/short/int/long/float/double/decimal; same overflow rules as Add", arithTranslator(opSub))
 	Register("Multiply", "left * right over byte/short/int/long/float/double/decimal (decimal rounded like Spark: 38 digits, then the result scale)", arithTranslator(opMul))
 	Register("Divide", "left / right over double/decimal; zero divisor gives null, DIVIDE_BY_ZERO in ANSI", arithTranslator(opDiv))
-	Register("Remainder", "left % right (Java sign rules) over byte/short/int/long/float/double/decimal; zero divisor gives null, DIVIDE_BY_ZERO in ANSI; TRY mode refused", arithTranslator(opRem))
+	Register("Remainder", "left % right (Java sign rules) over byte/short/int/long/float/double/decimal; zero divisor gives null, REMAINDER_BY_ZERO in ANSI; TRY mode refused", arithTranslator(opRem))
 }
 
 type arith struct {
@@ -289,7 +289,7 @@ func intKernel[T integer](e *arith, k *kernelArgs) (arrow.Array, error) {
 				if k.rowValid(i) {
 					if e.mode == modeANSI && isActive(k.active, i) {
 						obuf.Release()
-						return nil, exec.DivideByZero()
+						return nil, exec.RemainderByZero()
 					}
 					k.setNull(i)
 				}
@@ -421,7 +421,7 @@ func floatKernel[T float](e *arith, k *kernelArgs) (arrow.Array, error) {
 				if k.rowValid(i) {
 					if e.mode == modeANSI && isActive(k.active, i) {
 						obuf.Release()
-						return nil, exec.DivideByZero()
+						return nil, e.byZero()
 					}
 					k.setNull(i)
 				}
@@ -435,6 +435,15 @@ func floatKernel[T float](e *arith, k *kernelArgs) (arrow.Array, error) {
 		}
 	}
 	return finish(e.typ.Arrow(), k.n, k.vbuf, obuf, k.nulls), nil
+}
+
+// byZero is the ANSI error of a zero divisor: Spark raises REMAINDER_BY_ZERO for `%` and
+// DIVIDE_BY_ZERO for `/`.
+func (e *arith) byZero() *exec.SparkError {
+	if e.op == opRem {
+		return exec.RemainderByZero()
+	}
+	return exec.DivideByZero()
 }
 
 func decKernel(e *arith, k *kernelArgs) (arrow.Array, error) {
@@ -452,7 +461,7 @@ func decKernel(e *arith, k *kernelArgs) (arrow.Array, error) {
 		if (e.op == opDiv || e.op == opRem) && y.LowBits() == 0 && y.HighBits() == 0 {
 			if e.mode == modeANSI && isActive(k.active, i) {
 				obuf.Release()
-				return nil, exec.DivideByZero()
+				return nil, e.byZero()
 			}
 			k.setNull(i)
 			continue

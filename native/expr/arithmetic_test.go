@@ -69,9 +69,14 @@ func TestIntegralArithmeticANSIErrors(t *testing.T) {
 			map[string]string{"value1": "127S", "symbol": "+", "value2": "5S", "functionName": "`try_add`"}},
 		{"short mul", "Multiply", "short", []any{200}, []any{200}, "BINARY_ARITHMETIC_OVERFLOW",
 			map[string]string{"value1": "200S", "symbol": "*", "value2": "200S"}},
-		// DivModLike: zero divisor in ANSI -> DIVIDE_BY_ZERO.
-		{"int rem zero", "Remainder", "integer", []any{5}, []any{0}, "DIVIDE_BY_ZERO", map[string]string{"config": `"spark.sql.ansi.enabled"`}},
+		// DivModLike: zero divisor in ANSI -> DIVIDE_BY_ZERO for `/`, REMAINDER_BY_ZERO for `%`
+		// (QueryExecutionErrors.remainderByZeroError).
+		{"int rem zero", "Remainder", "integer", []any{5}, []any{0}, "REMAINDER_BY_ZERO", map[string]string{"config": `"spark.sql.ansi.enabled"`}},
+		{"long rem zero", "Remainder", "long", []any{5}, []any{0}, "REMAINDER_BY_ZERO", nil},
+		{"double rem zero", "Remainder", "double", []any{1.5}, []any{0.0}, "REMAINDER_BY_ZERO", nil},
+		{"decimal rem zero", "Remainder", "decimal(10,2)", []any{"150"}, []any{"0"}, "REMAINDER_BY_ZERO", nil},
 		{"double div zero", "Divide", "double", []any{1.0}, []any{0.0}, "DIVIDE_BY_ZERO", nil},
+		{"decimal div zero", "Divide", "decimal(10,2)", []any{"150"}, []any{"0"}, "DIVIDE_BY_ZERO", nil},
 	}
 	for _, c := range cases {
 		js := arithJSON(c.class, c.typ, "ANSI", col(0, c.typ), col(1, c.typ))
@@ -132,7 +137,7 @@ func TestShortCircuitSkipsErrors(t *testing.T) {
 	expectRows(t, "and", got, err, "false", "true", "false", "null")
 	// Without the guard Spark raises.
 	_, err = run(t, node("EqualTo", "boolean", "left", rem, "right", litInt(0)), column(t, "integer", 0, 5))
-	expectSparkError(t, "unguarded", err, "DIVIDE_BY_ZERO", nil)
+	expectSparkError(t, "unguarded", err, "REMAINDER_BY_ZERO", nil)
 	// A null left operand skips the right one: null + (MAX + c0) does not overflow.
 	inner := arithJSON("Add", "integer", "ANSI", litInt(math.MaxInt32), col(1, "integer"))
 	outer := arithJSON("Add", "integer", "ANSI", col(0, "integer"), inner)

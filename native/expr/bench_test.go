@@ -36,6 +36,9 @@ func benchDecimal(n int, p, s int32) arrow.Array {
 
 func benchEval(b *testing.B, js string, cols ...arrow.Array) {
 	e := mustTranslate(b, js)
+	for _, c := range cols {
+		defer c.Release() // the bench* helpers build fresh inputs for each benchmark
+	}
 	ctx := newCtx()
 	batch := columnar.NewBatch(cols, cols[0].Len())
 	b.ResetTimer()

@@ -176,7 +176,11 @@ func TestNestedCase(t *testing.T) {
 
 func TestConditionalOffsets(t *testing.T) {
 	// Inputs that are slices (non-zero offsets) of longer arrays.
-	slice := func(a arrow.Array) arrow.Array { return array.NewSlice(a, 3, int64(a.Len())) }
+	slice := func(a arrow.Array) arrow.Array {
+		s := array.NewSlice(a, 3, int64(a.Len()))
+		t.Cleanup(s.Release)
+		return s
+	}
 	p := slice(column(t, "boolean", false, false, false, true, nil, false, true, true, false, true))
 	s := slice(column(t, "string", "x", "x", "x", "s3", "s4", nil, "s6", "s7", "s8", "s9"))
 	b := slice(column(t, "boolean", true, true, true, false, true, nil, true, false, true, false))
@@ -236,10 +240,10 @@ func TestConditionalANSIErrorsOnlyWhenEvaluated(t *testing.T) {
 	got, err = run(t, ifJSON("integer", eqJSON(i, litInt(0)), litInt(-1), rem), column(t, "integer", 0, 3, nil, 4))
 	expectRows(t, "if guarded", got, err, "-1", "1", "null", "2")
 	_, err = run(t, ifJSON("integer", eqJSON(i, litInt(1)), litInt(-1), rem), column(t, "integer", 0, 3))
-	expectSparkError(t, "if unguarded", err, "DIVIDE_BY_ZERO", map[string]string{"config": `"spark.sql.ansi.enabled"`})
+	expectSparkError(t, "if unguarded", err, "REMAINDER_BY_ZERO", map[string]string{"config": `"spark.sql.ansi.enabled"`})
 	// The true branch fails only where the predicate holds.
 	_, err = run(t, ifJSON("integer", eqJSON(i, litInt(0)), rem, litInt(-1)), column(t, "integer", 5, 0))
-	expectSparkError(t, "if true branch", err, "DIVIDE_BY_ZERO", nil)
+	expectSparkError(t, "if true branch", err, "REMAINDER_BY_ZERO", nil)
 
 	// A condition is only evaluated on rows no earlier condition took:
 	// CASE WHEN i = 0 THEN 1 WHEN 10 % i = 1 THEN 2 ELSE 3 END.
@@ -248,7 +252,7 @@ func TestConditionalANSIErrorsOnlyWhenEvaluated(t *testing.T) {
 	expectRows(t, "case condition guarded", got, err, "1", "2", "3", "3")
 	js = caseJSON("integer", litInt(3), eqJSON(i, litInt(-1)), litInt(1), eqJSON(rem, litInt(1)), litInt(2))
 	_, err = run(t, js, column(t, "integer", 3, 0))
-	expectSparkError(t, "case condition unguarded", err, "DIVIDE_BY_ZERO", nil)
+	expectSparkError(t, "case condition unguarded", err, "REMAINDER_BY_ZERO", nil)
 	// Once every row is decided, later conditions are not evaluated at all.
 	js = caseJSON("integer", litInt(3), lit("boolean", "true"), litInt(1), eqJSON(rem, litInt(1)), litInt(2))
 	got, err = run(t, js, column(t, "integer", 0, 0))
@@ -259,7 +263,7 @@ func TestConditionalANSIErrorsOnlyWhenEvaluated(t *testing.T) {
 	got, err = run(t, co, column(t, "integer", 0, 3, 0), column(t, "integer", 7, nil, 8))
 	expectRows(t, "coalesce guarded", got, err, "7", "1", "8")
 	_, err = run(t, co, column(t, "integer", 3, 0), column(t, "integer", 7, nil))
-	expectSparkError(t, "coalesce unguarded", err, "DIVIDE_BY_ZERO", nil)
+	expectSparkError(t, "coalesce unguarded", err, "REMAINDER_BY_ZERO", nil)
 
 	// ANSI cast overflow: IF(i > 127, -1, CAST(i AS TINYINT)).
 	cast := castJSON(i, "byte", "ANSI")

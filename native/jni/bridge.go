@@ -23,9 +23,16 @@ func throwError(env *C.JNIEnv, err error) {
 	if errors.Is(err, errJavaException) {
 		return
 	}
-	msg := C.CString(err.Error())
+	text := err.Error()
+	se, isSpark := exec.AsSparkError(err)
+	if isSpark && se.Cause != nil {
+		// Spark's message (from the class and parameters) names the file; the Java cause says
+		// what the engine saw.
+		text = se.Cause.Error()
+	}
+	msg := C.CString(text)
 	defer C.free(unsafe.Pointer(msg))
-	if se, ok := exec.AsSparkError(err); ok {
+	if isSpark {
 		params, _ := json.Marshal(se.Params)
 		cls := C.CString(se.Class)
 		p := C.CString(string(params))

@@ -16,12 +16,46 @@ import (
 	"runtime/debug"
 	"unsafe"
 
+	"github.com/bolide-dev/bolide/native/memory"
 	"github.com/bolide-dev/bolide/native/plan"
 	"github.com/bolide-dev/bolide/native/translate"
 	"github.com/bolide-dev/bolide/native/version"
 )
 
 func main() {}
+
+func init() {
+	// In checking mode (BOLIDE_MEMCHECK=1, the JVM test suites), Free may run on a JVM thread in an
+	// Arrow release callback, where a Go panic would kill the JVM: violations are recorded instead,
+	// fail the task through the allocator's Err, and are reported by memoryReport.
+	memory.SetPanicOnViolation(false)
+}
+
+// memoryReport returns, in checking mode, memory.CheckAll's report of native buffers still
+// allocated by any task allocator and of every misuse seen (double frees, writes after free),
+// with allocation sites; empty when all is well or checking is off. The JVM suites call it after
+// their queries.
+//
+//export Java_org_apache_spark_sql_bolide_NativeLib_memoryReport
+func Java_org_apache_spark_sql_bolide_NativeLib_memoryReport(env *C.JNIEnv, _ C.jclass) (out C.jbyteArray) {
+	defer guard(env, "memoryReport")
+	if !memory.Checking() {
+		return javaBytes(env, nil)
+	}
+	if err := memory.CheckAll(); err != nil {
+		return javaBytes(env, []byte(err.Error()))
+	}
+	return javaBytes(env, nil)
+}
+
+//export Java_org_apache_spark_sql_bolide_NativeLib_memoryChecking
+func Java_org_apache_spark_sql_bolide_NativeLib_memoryChecking(env *C.JNIEnv, _ C.jclass) C.jboolean {
+	defer guard(env, "memoryChecking")
+	if memory.Checking() {
+		return C.JNI_TRUE
+	}
+	return C.JNI_FALSE
+}
 
 //export Java_org_apache_spark_sql_bolide_NativeLib_version
 func Java_org_apache_spark_sql_bolide_NativeLib_version(env *C.JNIEnv, _ C.jclass) (out C.jstring) {

@@ -7,6 +7,7 @@ import "C"
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"runtime/cgo"
 
@@ -67,7 +68,7 @@ func Java_org_apache_spark_sql_bolide_NativeLib_createPlan(env *C.JNIEnv, _ C.jc
 	}
 	root, err := translate.Build(r.Plan, &r.Conf)
 	if err != nil {
-		t.release()
+		_ = t.release()
 		throwError(env, err)
 		return 0
 	}
@@ -167,23 +168,42 @@ func Java_org_apache_spark_sql_bolide_NativeLib_close(env *C.JNIEnv, _ C.jclass,
 	t := hd.Value().(*task)
 	t.setEnv(env)
 	hd.Delete()
-	t.release()
+	if err := t.release(); err != nil {
+		throwError(env, err)
+	}
 }
 
-func (t *task) release() {
+// release closes the operators and gives the task's memory back. In checking mode it returns an
+// error when the task leaves native buffers allocated (the JVM has released every batch it
+// imported before it closes the block) or misused its memory, so that the task fails with the
+// allocation sites.
+func (t *task) release() error {
 	if t.closed {
-		return
+		return nil
 	}
 	t.closed = true
 	if t.root != nil {
 		t.root.Close()
 	}
+	var err error
 	if t.ctx != nil {
-		t.ctx.Alloc.ReleaseAll()
+		a := t.ctx.Alloc
+		a.ReleaseAll()
+		if memory.Checking() {
+			if n, _ := a.Live(); n > 0 {
+				err = fmt.Errorf("native block %s leaked %d bytes of native memory:\n%s", t.rootName, n, a.LeakReport())
+			} else if e := a.Err(); e != nil {
+				var v *memory.Violation
+				if errors.As(e, &v) {
+					err = fmt.Errorf("native block %s misused native memory: %w", t.rootName, e)
+				}
+			}
+		}
 	}
 	for _, g := range t.globals {
 		C.delete_global(t.env, g)
 	}
 	t.globals = nil
 	t.env = nil
+	return err
 }

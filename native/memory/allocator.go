@@ -1,6 +1,13 @@
 // Package memory owns native memory: every buffer a task allocates comes from C memory (so that
 // the JVM may keep it after a call returns, see shared/go-in-jvm.md) through an allocator that
 // counts it and reserves it, in large chunks, from Spark's TaskMemoryManager.
+//
+// Because freed buffers are pooled and reused, a use-after-free or a double free does not crash:
+// it silently hands the same memory to two columns. The checking mode (see Checking, on by
+// default in test binaries and set with BOLIDE_MEMCHECK) tracks every allocation, poisons and
+// quarantines freed buffers, and reports double frees, foreign frees, writes after free and leaks
+// with the stacks that allocated and freed the buffer; the memtest package turns leftover leaks and
+// violations into a failed test run.
 package memory
 
 import (
@@ -52,6 +59,10 @@ type TaskAllocator struct {
 	pool   [maxClass + 1][][]byte
 	pooled int64
 	closed bool
+
+	// chk is non-nil in checking mode (check.go). It is fixed at construction so that production
+	// pays a single, always-taken-the-same-way branch per call.
+	chk *checker
 }
 
 const (
@@ -77,7 +88,11 @@ func classFor(size int) int {
 }
 
 // NewTaskAllocator returns an allocator; reserver may be nil (unit tests, driver-side planning).
+// In checking mode (Checking) the allocator tracks its buffers and is registered for CheckAll.
 func NewTaskAllocator(r Reserver) *TaskAllocator {
+	if checking {
+		return newCheckedAllocator(r)
+	}
 	return &TaskAllocator{c: mallocator.NewMallocator(), reserver: r, chunk: DefaultChunk}
 }
 
@@ -126,6 +141,9 @@ func (a *TaskAllocator) Settle() {
 
 // Allocate implements memory.Allocator. Memory is zeroed, as arrow-go expects.
 func (a *TaskAllocator) Allocate(size int) []byte {
+	if a.chk != nil {
+		return a.allocateChecked(size)
+	}
 	cl := classFor(size)
 	if cl < 0 {
 		b := a.c.Allocate(size)
@@ -150,6 +168,9 @@ func (a *TaskAllocator) Allocate(size int) []byte {
 
 // Reallocate implements memory.Allocator.
 func (a *TaskAllocator) Reallocate(size int, b []byte) []byte {
+	if a.chk != nil {
+		return a.reallocateChecked(size, b)
+	}
 	if size <= cap(b) {
 		old := len(b)
 		b = b[:size]
@@ -166,6 +187,10 @@ func (a *TaskAllocator) Reallocate(size int, b []byte) []byte {
 
 // Free implements memory.Allocator. It may run on any JVM thread.
 func (a *TaskAllocator) Free(b []byte) {
+	if a.chk != nil {
+		a.freeChecked(b)
+		return
+	}
 	n := cap(b)
 	if cl := sizeClass(n); cl >= 0 {
 		a.mu.Lock()
@@ -192,23 +217,39 @@ func (a *TaskAllocator) Account(delta int64) {
 	}
 }
 
-// Err returns the first reservation failure; operators check it once per batch so that a task over
-// its limit fails with a clear message instead of growing without bound.
+// Err returns the first reservation failure or, in checking mode, memory violation (*Violation);
+// operators check it once per batch so that a task over its limit, or one whose buffers were freed
+// twice on a JVM thread where panicking is not allowed, fails with a clear message.
 func (a *TaskAllocator) Err() error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.failed
 }
 
-// Used returns the bytes handed out and not yet freed (pooled buffers excluded).
-func (a *TaskAllocator) Used() int64 { a.mu.Lock(); defer a.mu.Unlock(); return a.used - a.pooled }
+// Used returns the bytes handed out and not yet freed (pooled and, in checking mode, quarantined
+// buffers excluded), plus bytes added by Account.
+func (a *TaskAllocator) Used() int64 {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	u := a.used - a.pooled
+	if a.chk != nil {
+		u -= a.chk.qbytes
+	}
+	return u
+}
 
-// Peak returns the most bytes allocated at once.
+// Peak returns the most bytes allocated at once (pooled and quarantined buffers included).
 func (a *TaskAllocator) Peak() int64 { a.mu.Lock(); defer a.mu.Unlock(); return a.peak }
 
 // ReleaseAll returns every reservation to Spark; called when the task's plan is closed. Buffers the
 // JVM still holds stay valid (they are freed on release), they are just no longer accounted.
+// In checking mode it also empties the quarantine and the pool, verifying their poison, and notes
+// whether live allocations remained.
 func (a *TaskAllocator) ReleaseAll() {
+	if a.chk != nil {
+		a.releaseAllChecked()
+		return
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.closed = true
@@ -220,6 +261,12 @@ func (a *TaskAllocator) ReleaseAll() {
 		a.pool[cl] = nil
 	}
 	a.pooled = 0
+	a.unreserveAllLocked()
+}
+
+// unreserveAllLocked gives every reservation back to Spark and forgets the reserver: after
+// ReleaseAll no upcall may happen (later frees run on JVM threads). Called with a.mu held.
+func (a *TaskAllocator) unreserveAllLocked() {
 	if a.reserver != nil && a.reserved > 0 {
 		a.reserver.Unreserve(a.reserved)
 	}

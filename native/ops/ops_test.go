@@ -178,7 +178,7 @@ func TestParquetScanWithPartitionColumns(t *testing.T) {
 	data := []sparktype.Field{{Name: "x", Type: sparktype.LongType, Nullable: true}}
 	parts := []sparktype.Field{{Name: "p", Type: sparktype.StringType, Nullable: true},
 		{Name: "q", Type: sparktype.IntType, Nullable: true}}
-	scan := NewParquetScan("3", data, parts, nil)
+	scan := NewParquetScan("3", data, parts, nil, FileErrorPolicy{})
 	ctx := newCtx()
 	ctx.Conf.BatchSize = 8
 	ctx.Files = map[string][]plan.PartitionedFile{"3": {{Path: "file://" + path, Start: 0, Length: st.Size(),
@@ -204,7 +204,7 @@ func TestParquetScanWithPartitionColumns(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("PAR1 not really parquet PAR1"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	scan = NewParquetScan("3", data, nil, nil)
+	scan = NewParquetScan("3", data, nil, nil, FileErrorPolicy{})
 	ctx.Files = map[string][]plan.PartitionedFile{"3": {{Path: bad, Length: 28, FileSize: 28}}}
 	if err := scan.Open(ctx); err != nil {
 		t.Fatal(err)
@@ -213,6 +213,119 @@ func TestParquetScanWithPartitionColumns(t *testing.T) {
 		t.Errorf("want an error naming the file, got %v", err)
 	}
 	scan.Close()
+}
+
+// Unreadable files under Spark's ignoreCorruptFiles / ignoreMissingFiles, and Spark's error
+// classes without them: FAILED_READ_FILE.NO_HINT, .FILE_NOT_EXIST and
+// .PARQUET_COLUMN_DATA_TYPE_MISMATCH, each naming the file once.
+func TestParquetScanFileErrors(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.parquet")
+	writeInt64Parquet(t, good, []int64{1, 2, 3})
+	bad := filepath.Join(dir, "bad.parquet")
+	if err := os.WriteFile(bad, []byte("PAR1 not really parquet PAR1"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gone := filepath.Join(dir, "gone.parquet")
+	split := func(p string) plan.PartitionedFile {
+		return plan.PartitionedFile{Path: "file://" + p, Length: 1 << 30, FileSize: 1 << 30}
+	}
+	data := []sparktype.Field{{Name: "x", Type: sparktype.LongType, Nullable: true}}
+	run := func(policy FileErrorPolicy, cols []sparktype.Field, files ...string) (int, error) {
+		ctx := newCtx()
+		var splits []plan.PartitionedFile
+		for _, f := range files {
+			splits = append(splits, split(f))
+		}
+		ctx.Files = map[string][]plan.PartitionedFile{"1": splits}
+		scan := NewParquetScan("1", cols, nil, nil, policy)
+		defer scan.Close()
+		if err := scan.Open(ctx); err != nil {
+			t.Fatal(err)
+		}
+		rows := 0
+		for {
+			b, err := scan.Next()
+			if err != nil || b == nil {
+				return rows, err
+			}
+			rows += b.NumRows
+			b.Release()
+		}
+	}
+	expect := func(name string, err error, class string, params map[string]string) {
+		t.Helper()
+		se, ok := exec.AsSparkError(err)
+		if !ok || se.Class != class {
+			t.Fatalf("%s: want %s, got %v", name, class, err)
+		}
+		for k, v := range params {
+			if se.Params[k] != v {
+				t.Errorf("%s: parameter %s = %q, want %q", name, k, se.Params[k], v)
+			}
+		}
+		if strings.Contains(se.Cause.Error(), dir) {
+			t.Errorf("%s: the cause repeats the path: %v", name, se.Cause)
+		}
+	}
+	_, err := run(FileErrorPolicy{}, data, good, bad)
+	expect("corrupt", err, "FAILED_READ_FILE.NO_HINT", map[string]string{"path": "file://" + bad})
+	_, err = run(FileErrorPolicy{}, data, gone)
+	expect("missing", err, "FAILED_READ_FILE.FILE_NOT_EXIST", map[string]string{"path": "file://" + gone})
+	// ignoreCorruptFiles alone does not skip missing files (Spark rethrows FileNotFoundException).
+	_, err = run(FileErrorPolicy{IgnoreCorrupt: true}, data, gone)
+	expect("missing, corrupt ignored", err, "FAILED_READ_FILE.FILE_NOT_EXIST", nil)
+	_, err = run(FileErrorPolicy{IgnoreMissing: true}, data, bad)
+	expect("corrupt, missing ignored", err, "FAILED_READ_FILE.NO_HINT", nil)
+	_, err = run(FileErrorPolicy{}, []sparktype.Field{{Name: "x", Type: sparktype.IntType, Nullable: true}}, good)
+	expect("mismatch", err, "FAILED_READ_FILE.PARQUET_COLUMN_DATA_TYPE_MISMATCH",
+		map[string]string{"column": "[x]", "expectedType": "int", "actualType": "INT64"})
+
+	if n, err := run(FileErrorPolicy{IgnoreCorrupt: true}, data, bad, good, bad); err != nil || n != 3 {
+		t.Errorf("ignoreCorruptFiles: %d rows, %v", n, err)
+	}
+	if n, err := run(FileErrorPolicy{IgnoreMissing: true}, data, gone, good); err != nil || n != 3 {
+		t.Errorf("ignoreMissingFiles: %d rows, %v", n, err)
+	}
+	// Garbage in the leading magic: Spark (parquet-mr) checks only the trailing one.
+	raw, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	copy(raw, "XXXX")
+	lead := filepath.Join(dir, "lead.parquet")
+	if err := os.WriteFile(lead, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := run(FileErrorPolicy{}, data, lead); err != nil || n != 3 {
+		t.Errorf("damaged leading magic: %d rows, %v", n, err)
+	}
+}
+
+func writeInt64Parquet(t *testing.T, path string, vals []int64) {
+	t.Helper()
+	schema := arrow.NewSchema([]arrow.Field{{Name: "x", Type: arrow.PrimitiveTypes.Int64, Nullable: true}}, nil)
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := pqarrow.NewFileWriter(schema, f, nil, pqarrow.DefaultWriterProps())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := array.NewInt64Builder(memory.DefaultAllocator)
+	defer b.Release()
+	b.AppendValues(vals, nil)
+	col := b.NewArray()
+	defer col.Release()
+	rec := array.NewRecordBatch(schema, []arrow.Array{col}, int64(len(vals)))
+	defer rec.Release()
+	if err := w.Write(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func equal(a, b []int64) bool {

@@ -1,7 +1,9 @@
 package ops
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"strings"
 
@@ -16,32 +18,47 @@ import (
 
 // ParquetScan reads the task's splits of a Parquet file scan: the data columns Spark requires,
 // followed by the partition columns of Hive-style directories (constant per file).
+//
+// Unreadable files are handled like Spark's FileScanRDD: with ignoreMissingFiles a file that is
+// gone is skipped; with ignoreCorruptFiles a file that fails to open or decode is skipped from
+// that point on (batches already returned stay, as in Spark). Otherwise the error is Spark's
+// FAILED_READ_FILE.* with the file's URI.
 type ParquetScan struct {
 	nodeID     string
 	data       []sparktype.Field
 	partitions []sparktype.Field
 	filters    []parquet.Predicate
 	schema     []sparktype.Field
+	files      FileErrorPolicy
 
-	ctx    *exec.TaskContext
-	files  []plan.PartitionedFile
-	next   int
-	reader *parquet.Reader
-	consts []any // partition values of the current file
-	path   string
+	ctx     *exec.TaskContext
+	splits  []plan.PartitionedFile
+	next    int
+	reader  *parquet.Reader
+	consts  []any  // partition values of the current file
+	uri     string // the current file as Spark names it
+	skipped int    // files (or their rest) skipped under the policy
+}
+
+// FileErrorPolicy is Spark's spark.sql.files.ignoreCorruptFiles / ignoreMissingFiles (or the
+// data source options of the same names) as FileScanRDD applies them.
+type FileErrorPolicy struct {
+	IgnoreCorrupt, IgnoreMissing bool
 }
 
 // NewParquetScan builds the scan of node nodeID; filters only prune row groups.
-func NewParquetScan(nodeID string, data, partitions []sparktype.Field, filters []parquet.Predicate) *ParquetScan {
+func NewParquetScan(nodeID string, data, partitions []sparktype.Field, filters []parquet.Predicate,
+	files FileErrorPolicy) *ParquetScan {
 	schema := append(append([]sparktype.Field{}, data...), partitions...)
-	return &ParquetScan{nodeID: nodeID, data: data, partitions: partitions, filters: filters, schema: schema}
+	return &ParquetScan{nodeID: nodeID, data: data, partitions: partitions, filters: filters, schema: schema,
+		files: files}
 }
 
 func (s *ParquetScan) Schema() []sparktype.Field { return s.schema }
 
 func (s *ParquetScan) Open(ctx *exec.TaskContext) error {
 	s.ctx = ctx
-	s.files = ctx.Files[s.nodeID]
+	s.splits = ctx.Files[s.nodeID]
 	return nil
 }
 
@@ -62,11 +79,12 @@ func LocalPath(uri string) (string, error) {
 }
 
 func (s *ParquetScan) openNext() (bool, error) {
-	if s.next >= len(s.files) {
+	if s.next >= len(s.splits) {
 		return false, nil
 	}
-	f := s.files[s.next]
+	f := s.splits[s.next]
 	s.next++
+	s.uri = f.Path
 	path, err := LocalPath(f.Path)
 	if err != nil {
 		return false, err
@@ -87,29 +105,68 @@ func (s *ParquetScan) openNext() (bool, error) {
 		CaseSensitive: s.ctx.Conf != nil && s.ctx.Conf.CaseSensitive}
 	r, err := parquet.Open(path, f.Start, f.Length, spec, s.ctx.Alloc)
 	if err != nil {
-		return false, fmt.Errorf("open Parquet file %s: %w", path, err)
+		return false, err
 	}
-	s.reader, s.path = r, path
+	s.reader = r
 	return true, nil
+}
+
+// fileError decides what a failure of the current file means: skipped (nil) under the policy,
+// or Spark's FAILED_READ_FILE error. Only failures of the file itself (*parquet.FileError) can be
+// skipped; a refused memory reservation or a bad plan fails the task as always.
+func (s *ParquetScan) fileError(err error) error {
+	var fe *parquet.FileError
+	if !errors.As(err, &fe) {
+		return err
+	}
+	cause := fe.Err
+	if errors.Is(err, fs.ErrNotExist) {
+		if s.files.IgnoreMissing {
+			s.skipped++
+			return nil
+		}
+		return exec.FailedReadFile("FILE_NOT_EXIST", s.uri, cause, nil)
+	}
+	if s.files.IgnoreCorrupt {
+		s.skipped++
+		return nil
+	}
+	var mm *parquet.TypeMismatchError
+	if errors.As(err, &mm) {
+		return exec.FailedReadFile("PARQUET_COLUMN_DATA_TYPE_MISMATCH", s.uri, cause, map[string]string{
+			"column": mm.Column, "expectedType": mm.Spark, "actualType": mm.Physical})
+	}
+	return exec.FailedReadFile("NO_HINT", s.uri, cause, nil)
 }
 
 func (s *ParquetScan) Next() (*columnar.Batch, error) {
 	for {
 		if s.reader == nil {
 			ok, err := s.openNext()
-			if err != nil || !ok {
-				return nil, err
+			if err != nil {
+				if err = s.fileError(err); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			if !ok {
+				return nil, nil
 			}
 		}
 		b, err := s.reader.Next()
 		if err != nil {
-			return nil, fmt.Errorf("read Parquet file %s: %w", s.path, err)
+			_ = s.reader.Close()
+			s.reader = nil
+			if err = s.fileError(err); err != nil {
+				return nil, err
+			}
+			continue
 		}
 		if b == nil {
 			err := s.reader.Close()
 			s.reader = nil
 			if err != nil {
-				return nil, fmt.Errorf("close Parquet file %s: %w", s.path, err)
+				return nil, exec.FailedReadFile("NO_HINT", s.uri, fmt.Errorf("close: %w", err), nil)
 			}
 			continue
 		}

@@ -1,6 +1,7 @@
 package parquet
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"unsafe"
@@ -11,6 +12,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	pq "github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress"
+	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
 
 	"github.com/bolide-dev/bolide/native/sparktype"
@@ -41,6 +44,8 @@ type cursor struct {
 	vals  rawVals
 	idx   []int32 // dictionary indexes, when the page is dictionary-encoded
 	dict  pq.Dictionary
+	bools *rleBools // BOOLEAN columns: decodes the values of RLE pages (see rleBools)
+	err   error     // the chunk cannot be read (see chunkError)
 }
 
 func (c *cursor) start(pages pq.Pages) {
@@ -57,8 +62,11 @@ func (c *cursor) stop() {
 		c.pages.Close()
 		c.pages = nil
 	}
-	c.def, c.idx, c.dict, c.vals = nil, nil, nil, rawVals{}
+	c.def, c.idx, c.dict, c.vals, c.err = nil, nil, nil, rawVals{}, nil
 	c.nrows, c.row, c.val = 0, 0, 0
+	if c.bools != nil {
+		c.bools.stop()
+	}
 }
 
 // load moves to the next page that has rows.
@@ -66,6 +74,9 @@ func (c *cursor) load() error {
 	if c.page != nil {
 		pq.Release(c.page)
 		c.page = nil
+	}
+	if c.err != nil {
+		return c.err
 	}
 	if c.pages == nil {
 		return errEOFInChunk
@@ -77,6 +88,14 @@ func (c *cursor) load() error {
 				return errEOFInChunk
 			}
 			return err
+		}
+		var rle []byte // the values of an RLE-encoded BOOLEAN page, decoded here
+		isRLE := false
+		if c.bools != nil { // in step with every page parquet-go returns
+			if rle, isRLE, err = c.bools.next(int(p.NumValues()-p.NumNulls()), c.maxDef); err != nil {
+				pq.Release(p)
+				return err
+			}
 		}
 		n := int(p.NumRows())
 		if n <= 0 {
@@ -101,6 +120,9 @@ func (c *cursor) load() error {
 		} else {
 			c.idx = nil
 			c.vals = makeRaw(c.leaf, c.width, data, offsets)
+			if isRLE {
+				c.vals = rawVals{data: rle, n: int(p.NumValues() - p.NumNulls())}
+			}
 		}
 		return nil
 	}
@@ -183,6 +205,7 @@ type column struct {
 	dt    arrow.DataType
 	leaf  *leafInfo // nil when the column is absent from the file
 	conv  conv
+	up    int32 // decimals: the power of ten widening multiplies by (see widen.go)
 	cur   cursor
 	dec   decoder
 }
@@ -191,16 +214,38 @@ func (c *column) init() {
 	c.cur.leaf = c.leaf
 	c.cur.width = physWidth(c.leaf)
 	c.cur.maxDef = c.leaf.maxDef
-	c.dec = newDecoder(c.conv, c.dt)
+	c.dec = newDecoder(c.conv, c.dt, c.up)
 }
 
-func (c *column) start(pages pq.Pages, _ int64) { c.cur.start(pages) }
-func (c *column) stop()                         { c.cur.stop() }
+func (c *column) start(fc *pq.FileColumnChunk, md *format.ColumnMetaData) {
+	c.cur.start(fc.Pages())
+	c.cur.err = chunkError(md)
+	if c.leaf.phys == format.Boolean {
+		if c.cur.bools == nil {
+			c.cur.bools = &rleBools{}
+		}
+		c.cur.bools.start(fc.File(), md)
+	}
+}
+
+func (c *column) stop() { c.cur.stop() }
+
+// chunkError refuses the column chunks that parquet-go (v0.32.0) would decode wrong without an
+// error. LZ4_RAW: its decoder decompresses into a new buffer when the pooled one is shorter than 3x
+// the compressed page, then keeps the pooled one, so poorly compressible pages read back as stale
+// bytes.
+func chunkError(md *format.ColumnMetaData) error {
+	if md.Codec == format.Lz4Raw {
+		return fmt.Errorf("LZ4_RAW compression is not supported (parquet-go v0.32.0 decompresses some of its pages wrong)")
+	}
+	return nil
+}
 
 func (c *column) releaseScratch() {
 	if c.dec != nil {
 		c.dec.release()
 	}
+	c.cur.bools = nil
 }
 
 func (c *column) read(n int, mem memory.Allocator) (arrow.Array, error) {
@@ -210,7 +255,7 @@ func (c *column) read(n int, mem memory.Allocator) (arrow.Array, error) {
 	return c.dec.read(&c.cur, n, mem)
 }
 
-func newDecoder(cv conv, dt arrow.DataType) decoder {
+func newDecoder(cv conv, dt arrow.DataType, up int32) decoder {
 	switch cv {
 	case cvBool:
 		return &boolDecoder{}
@@ -241,17 +286,19 @@ func newDecoder(cv conv, dt arrow.DataType) decoder {
 	case cvF64:
 		return &fixedDecoder[float64]{dt: dt, conv: convCopy[float64]}
 	case cvDecI32:
-		return &fixedDecoder[decimal128.Num]{dt: dt, conv: convDecI32}
+		return &fixedDecoder[decimal128.Num]{dt: dt, conv: rescaled(convDecI32, up)}
 	case cvDecI64:
-		return &fixedDecoder[decimal128.Num]{dt: dt, conv: convDecI64}
+		return &fixedDecoder[decimal128.Num]{dt: dt, conv: rescaled(convDecI64, up)}
 	case cvDecU64:
 		return &fixedDecoder[decimal128.Num]{dt: dt, conv: convDecU64}
 	case cvDecFLBA:
-		return &fixedDecoder[decimal128.Num]{dt: dt, conv: convDecFLBA}
+		return &fixedDecoder[decimal128.Num]{dt: dt, conv: rescaled(convDecFLBA, up)}
 	case cvDecBA:
-		return &fixedDecoder[decimal128.Num]{dt: dt, conv: convDecBA}
+		return &fixedDecoder[decimal128.Num]{dt: dt, conv: rescaled(convDecBA, up)}
 	case cvInt96:
 		return &fixedDecoder[int64]{dt: dt, conv: convInt96}
+	case cvDateToNTZ:
+		return &fixedDecoder[int64]{dt: dt, conv: convDateToNTZ}
 	}
 	panic(fmt.Sprintf("parquet: no decoder for conversion %d", cv))
 }
@@ -781,6 +828,14 @@ var errOffsetOverflow = fmt.Errorf("a batch holds more than 2 GiB of string data
 // fromPlain copies the chunk's values in one block and rebases the offsets; offs[0] is already
 // set and offs[1:] receive the row ends.
 func (d *bytesDecoder) fromPlain(c *cursor, ch chunk, offs []int32, sink *byteSink) error {
+	if ch.m == 0 {
+		// All nulls: a page without a single value may come with no offsets at all (arrow-rs
+		// writes such pages for all-null row groups).
+		for i := 1; i <= ch.k; i++ {
+			offs[i] = offs[0]
+		}
+		return nil
+	}
 	src := c.vals.offsets
 	lo, hi := src[c.val], src[c.val+ch.m]
 	if lo > hi || int(hi) > len(c.vals.data) {
@@ -915,7 +970,7 @@ func (d *bytesDecoder) loadDict(c *cursor) error {
 			n = min(n, len(offsets)-1)
 		}
 		prev := uint32(0)
-		for _, o := range offsets[:n+1] {
+		for _, o := range offsets[:min(n+1, len(offsets))] {
 			if o < prev || int(o) > len(data) {
 				return fmt.Errorf("dictionary offsets out of range: %w", pq.ErrCorrupted)
 			}
@@ -925,4 +980,169 @@ func (d *bytesDecoder) loadDict(c *cursor) error {
 	d.dictData, d.dictOffs, d.dictN = data, offsets, n
 	d.dictOf = c.dict
 	return nil
+}
+
+// ---- RLE booleans --------------------------------------------------------------------------
+
+// rleBools decodes the values of RLE-encoded BOOLEAN data pages itself. parquet-go (v0.32.0)
+// expands each RLE run a byte at a time: a run of n equal values becomes n/8 bytes holding the
+// run's value byte (0x01 for true, so seven in eight trues read as false), and a run whose length
+// is not a multiple of 8 shifts every value after it. Its own writer only writes runs of whole
+// bytes of 0x00 or 0xff, which that reads back; writers that follow the spec (Arrow C++ with
+// pyarrow's data_page_version="2.0", parquet-mr's and arrow-rs's v2 pages) read back wrong. So the
+// chunk's page headers are walked in step with parquet-go's pages, and the values of RLE pages are
+// decoded here; parquet-go still supplies the levels and decodes every other page.
+type rleBools struct {
+	file  *pq.File
+	off   int64
+	size  int64
+	codec compress.Codec // nil when uncompressed
+	chunk []byte         // the chunk's bytes, read at the first page (booleans are small)
+	read  bool
+	pos   int // next page header in chunk
+	hdr   thrift.BytesReader
+	dec   *thrift.Decoder
+	buf   []byte // a decompressed page
+	bits  []byte // the decoded values
+}
+
+func (r *rleBools) start(f *pq.File, md *format.ColumnMetaData) {
+	r.file, r.size, r.read, r.pos = f, md.TotalCompressedSize, false, 0
+	r.off = md.DataPageOffset
+	if md.DictionaryPageOffset > 0 && md.DictionaryPageOffset < r.off {
+		r.off = md.DictionaryPageOffset
+	}
+	r.codec = nil
+	if md.Codec != format.Uncompressed {
+		r.codec = pq.LookupCompressionCodec(md.Codec)
+	}
+}
+
+func (r *rleBools) stop() { r.file = nil }
+
+// next moves to the next data page and, when its values are RLE-encoded, returns them decoded:
+// n bits (n = the page's non-null values).
+func (r *rleBools) next(n int, maxDef byte) ([]byte, bool, error) {
+	if r.file == nil {
+		return nil, false, nil
+	}
+	if !r.read {
+		r.chunk = grow(r.chunk, int(r.size))
+		if _, err := r.file.ReadAt(r.chunk, r.off); err != nil {
+			return nil, false, err
+		}
+		if r.hdr == nil {
+			r.hdr = (&thrift.CompactProtocol{}).NewReaderFromBytes(nil)
+			r.dec = thrift.NewDecoder(r.hdr)
+		}
+		r.read = true
+	}
+	for {
+		if r.pos >= len(r.chunk) {
+			return nil, false, fmt.Errorf("BOOLEAN column chunk: more pages than page headers: %w", pq.ErrCorrupted)
+		}
+		var h format.PageHeader
+		r.hdr.ResetBytes(r.chunk[r.pos:])
+		if err := r.dec.Decode(&h); err != nil {
+			return nil, false, fmt.Errorf("BOOLEAN column chunk: page header: %v: %w", err, pq.ErrCorrupted)
+		}
+		start := r.pos + r.hdr.(interface{ BytesRead() int }).BytesRead()
+		if h.CompressedPageSize < 0 || int64(h.CompressedPageSize) > int64(len(r.chunk)-start) {
+			return nil, false, fmt.Errorf("BOOLEAN page of %d bytes past its column chunk: %w", h.CompressedPageSize, pq.ErrCorrupted)
+		}
+		r.pos = start + int(h.CompressedPageSize)
+		page := r.chunk[start:r.pos]
+		switch h.Type {
+		case format.DataPage:
+			dh := &h.DataPageHeader.V
+			if dh.Encoding != format.RLE {
+				return nil, false, nil
+			}
+			data, err := r.decompress(page)
+			if err != nil {
+				return nil, false, err
+			}
+			if maxDef > 0 { // v1 levels come first, inside the compressed data
+				switch dh.DefinitionLevelEncoding {
+				case format.BitPacked: // deprecated: bit width 1 for a top-level column
+					data = data[min(len(data), (int(dh.NumValues)+7)/8):]
+				default: // RLE, prefixed by its length
+					if len(data) < 4 || int64(binary.LittleEndian.Uint32(data)) > int64(len(data)-4) {
+						return nil, false, fmt.Errorf("BOOLEAN page: definition levels past the page: %w", pq.ErrCorrupted)
+					}
+					data = data[4+binary.LittleEndian.Uint32(data):]
+				}
+			}
+			return r.decode(data, n)
+		case format.DataPageV2:
+			dh := &h.DataPageHeaderV2.V
+			if dh.Encoding != format.RLE {
+				return nil, false, nil
+			}
+			lv := int64(dh.RepetitionLevelsByteLength) + int64(dh.DefinitionLevelsByteLength)
+			if dh.RepetitionLevelsByteLength < 0 || dh.DefinitionLevelsByteLength < 0 || lv > int64(len(page)) {
+				return nil, false, fmt.Errorf("BOOLEAN page: levels past the page: %w", pq.ErrCorrupted)
+			}
+			data := page[lv:] // v2 levels are never compressed
+			if !dh.IsCompressed.Valid || dh.IsCompressed.V {
+				var err error
+				if data, err = r.decompress(data); err != nil {
+					return nil, false, err
+				}
+			}
+			return r.decode(data, n)
+		}
+		// dictionary and index pages: parquet-go does not return them
+	}
+}
+
+func (r *rleBools) decompress(b []byte) ([]byte, error) {
+	if r.codec == nil {
+		return b, nil
+	}
+	out, err := r.codec.Decode(r.buf[:0], b)
+	if err != nil {
+		return nil, fmt.Errorf("BOOLEAN page: %v: %w", err, pq.ErrCorrupted)
+	}
+	r.buf = out
+	return out, nil
+}
+
+// decode reads n booleans of the RLE / bit-packing hybrid at bit width 1, after its 4-byte length.
+func (r *rleBools) decode(src []byte, n int) ([]byte, bool, error) {
+	if len(src) < 4 || int64(binary.LittleEndian.Uint32(src)) > int64(len(src)-4) {
+		return nil, false, fmt.Errorf("BOOLEAN page: RLE data past the page: %w", pq.ErrCorrupted)
+	}
+	src = src[4 : 4+binary.LittleEndian.Uint32(src)]
+	bits := grow(r.bits, int(bitutil.BytesForBits(int64(n))))
+	clear(bits)
+	r.bits = bits
+	for i, pos := 0, 0; pos < n; {
+		u, k := binary.Uvarint(src[i:])
+		if k <= 0 {
+			return nil, false, fmt.Errorf("BOOLEAN page: %d of %d RLE values: %w", pos, n, pq.ErrCorrupted)
+		}
+		i += k
+		if u&1 == 1 { // bit-packed: u>>1 groups of 8 values, a byte each
+			g := u >> 1
+			if g > uint64(len(src)-i) {
+				return nil, false, fmt.Errorf("BOOLEAN page: bit-packed run past the page: %w", pq.ErrCorrupted)
+			}
+			m := min(int(g)*8, n-pos)
+			bitutil.CopyBitmap(src[i:], 0, m, bits, pos)
+			i += int(g)
+			pos += m
+			continue
+		}
+		if i >= len(src) { // a run: its value in one byte
+			return nil, false, fmt.Errorf("BOOLEAN page: RLE run past the page: %w", pq.ErrCorrupted)
+		}
+		m := int(min(u>>1, uint64(n-pos)))
+		if src[i]&1 == 1 {
+			bitutil.SetBitsTo(bits, int64(pos), int64(m), true)
+		}
+		i++
+		pos += m
+	}
+	return bits, true, nil
 }

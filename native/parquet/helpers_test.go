@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -14,6 +15,7 @@ import (
 	pq "github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/deprecated"
 
+	memalloc "github.com/bolide-dev/bolide/native/memory"
 	"github.com/bolide-dev/bolide/native/sparktype"
 )
 
@@ -121,7 +123,8 @@ func cell(a arrow.Array, i int) any {
 	case *array.Float64:
 		return a.Value(i)
 	case *array.String:
-		return a.Value(i)
+		// A copy: the value views the batch's buffer, which readAll releases next.
+		return strings.Clone(a.Value(i))
 	case *array.Binary:
 		return bytes.Clone(a.Value(i))
 	case *array.Decimal128:
@@ -200,12 +203,16 @@ func countNulls(a arrow.Array) int {
 	return n
 }
 
-func checkedAlloc(t testing.TB) *memory.CheckedAllocator {
-	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+// checkedAlloc is the engine's allocator (C memory, checking mode in tests: freed buffers are
+// poisoned and quarantined, double frees caught); a test that leaves buffers live fails with
+// their allocation sites.
+func checkedAlloc(t testing.TB) *memalloc.TaskAllocator {
+	mem := memalloc.NewTaskAllocator(nil)
 	t.Cleanup(func() {
-		if n := mem.CurrentAlloc(); n != 0 {
-			t.Errorf("leaked %d bytes", n)
+		if n, _ := mem.Live(); n != 0 {
+			t.Errorf("leaked %d bytes:\n%s", n, mem.LeakReport())
 		}
+		mem.ReleaseAll()
 	})
 	return mem
 }

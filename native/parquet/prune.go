@@ -7,6 +7,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/parquet-go/parquet-go/format"
+
+	"github.com/bolide-dev/bolide/native/sparktype"
 )
 
 // domain is how a column's statistics compare.
@@ -25,11 +27,16 @@ type predPlan struct {
 	values []Value
 	leaf   *leafInfo
 	dom    domain
+	cv     conv  // how the column's values become Spark values
+	up     int32 // decimal widening
 }
 
 // planPredicates resolves the filter columns. A predicate that cannot be evaluated on statistics
 // (unknown op, nested or absent column, ambiguous name) is dropped: it keeps every row group.
-func planPredicates(s *fileSchema, filters []Predicate, caseSensitive bool) ([]predPlan, error) {
+// Literals are Spark values of the column's requested type (cols), and statistics are compared
+// after the same conversion as the values; a conversion that does not preserve order and value
+// (narrowing to byte/short) or that is not mirrored here leaves only the null-count checks.
+func planPredicates(s *fileSchema, filters []Predicate, cols []sparktype.Field, caseSensitive bool) ([]predPlan, error) {
 	var out []predPlan
 	for _, f := range filters {
 		switch f.Op {
@@ -41,7 +48,31 @@ func planPredicates(s *fileSchema, filters []Predicate, caseSensitive bool) ([]p
 		if err != nil || !ok || t.leaf == nil {
 			continue
 		}
-		out = append(out, predPlan{op: f.Op, values: f.Values, leaf: t.leaf, dom: statsDomain(t.leaf)})
+		var field *sparktype.Field
+		for i := range cols {
+			if sameName(cols[i].Name, f.Column, caseSensitive) {
+				field = &cols[i]
+				break
+			}
+		}
+		if field == nil {
+			continue
+		}
+		cv, up, ok := conversion(t.leaf, field.Type)
+		if !ok {
+			continue
+		}
+		dom := statsDomain(t.leaf)
+		switch cv {
+		case cvDecI32, cvDecI64:
+			// Integers read as decimals compare as decimals (statistics scaled like the values).
+			dom = domDecimal
+		case cvBool, cvI32, cvI32toI64, cvU32toI64, cvI64, cvI64Millis, cvF32, cvF32toF64, cvF64,
+			cvDecFLBA, cvDecBA, cvBytes, cvFLBABytes:
+		default:
+			dom = domNone
+		}
+		out = append(out, predPlan{op: f.Op, values: f.Values, leaf: t.leaf, dom: dom, cv: cv, up: up})
 	}
 	return out, nil
 }
@@ -129,7 +160,7 @@ func keepByPredicate(p *predPlan, rg *format.RowGroup) bool {
 	if p.dom == domNone {
 		return true
 	}
-	lo, hi, ok := minMax(p.leaf, p.dom, st)
+	lo, hi, ok := minMax(p, st)
 	if !ok {
 		return true
 	}
@@ -198,7 +229,8 @@ func cmpOrdered[T int64 | float64](a, b T) int {
 // minMax decodes the column chunk's min and max. min_value/max_value (in the column's sort
 // order) are preferred; the deprecated min/max (signed order) are used only where signed order
 // is the right order.
-func minMax(l *leafInfo, d domain, st *format.Statistics) (lo, hi bound, ok bool) {
+func minMax(p *predPlan, st *format.Statistics) (lo, hi bound, ok bool) {
+	l, d := p.leaf, p.dom
 	mn, mx := st.MinValue, st.MaxValue
 	if len(mn) == 0 && len(mx) == 0 || d == domBytes && len(mx) == 0 {
 		if !deprecatedStatsUsable(l, d) {
@@ -213,8 +245,8 @@ func minMax(l *leafInfo, d domain, st *format.Statistics) (lo, hi bound, ok bool
 		// An empty min is the empty string, which is the least value anyway.
 		return bound{b: mn}, bound{b: mx}, true
 	}
-	lo, ok1 := statValue(l, d, mn)
-	hi, ok2 := statValue(l, d, mx)
+	lo, ok1 := statValue(p, mn)
+	hi, ok2 := statValue(p, mx)
 	if !ok1 || !ok2 {
 		return lo, hi, false
 	}
@@ -237,7 +269,18 @@ func deprecatedStatsUsable(l *leafInfo, d domain) bool {
 	return false
 }
 
-func statValue(l *leafInfo, d domain, b []byte) (bound, bool) {
+// statValue decodes one statistic as the Spark value it stands for (after the column's
+// conversion: millisecond timestamps in microseconds, decimals at the requested scale).
+func statValue(p *predPlan, b []byte) (bound, bool) {
+	l, d := p.leaf, p.dom
+	bd, ok := rawStatValue(l, d, p.cv, b)
+	if ok && d == domDecimal && p.up > 0 {
+		bd.d = bd.d.Mul(pow10[p.up])
+	}
+	return bd, ok
+}
+
+func rawStatValue(l *leafInfo, d domain, cv conv, b []byte) (bound, bool) {
 	switch l.phys {
 	case format.Boolean:
 		if len(b) != 1 {
@@ -265,7 +308,7 @@ func statValue(l *leafInfo, d domain, b []byte) (bound, bool) {
 		if d == domDecimal {
 			return bound{d: decimal128.FromI64(v)}, true
 		}
-		if l.logical == lTimestamp && l.unit == unitMillis {
+		if cv == cvI64Millis {
 			if v > maxMillis || v < -maxMillis {
 				return bound{}, false
 			}

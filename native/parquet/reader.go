@@ -5,9 +5,11 @@
 package parquet
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 
@@ -80,15 +82,20 @@ func Open(path string, start, length int64, spec *ScanSpec, alloc memory.Allocat
 		spec = &ScanSpec{}
 	}
 	if alloc == nil {
-		return nil, fmt.Errorf("open parquet file %s: no allocator", path)
+		return nil, &FileError{Path: path, Err: errors.New("open: no allocator")}
 	}
 	osf, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("open parquet file %s: %w", path, err)
+		// The *PathError names the file already; keep its cause only (fs.ErrNotExist survives).
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, &FileError{Path: path, Err: fmt.Errorf("open: %w", err)}
 	}
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("open parquet file %s: corrupt file (%v)", path, p)
+			err = fmt.Errorf("corrupt file (%v)", p)
 		}
 		if err != nil {
 			if r != nil {
@@ -96,19 +103,25 @@ func Open(path string, start, length int64, spec *ScanSpec, alloc memory.Allocat
 			}
 			r = nil
 			osf.Close()
+			err = &FileError{Path: path, Err: fmt.Errorf("open: %w", err)}
 		}
 	}()
 	fi, err := osf.Stat()
 	if err != nil {
-		return nil, fmt.Errorf("open parquet file %s: %w", path, err)
+		return nil, err
 	}
 	if fi.Size() < 12 {
-		return nil, fmt.Errorf("open parquet file %s: %d bytes is too small for a Parquet file", path, fi.Size())
+		return nil, fmt.Errorf("%d bytes is too small for a Parquet file", fi.Size())
 	}
-	f, err := pq.OpenFile(osf, fi.Size(),
+	if err := checkTail(osf, fi.Size()); err != nil {
+		return nil, err
+	}
+	// Like parquet-mr (and so Spark), only the trailing magic is checked: Spark reads files whose
+	// leading magic is damaged.
+	f, err := pq.OpenFile(pathlessReader{osf}, fi.Size(), pq.SkipMagicBytes(true),
 		pq.SkipPageIndex(true), pq.SkipBloomFilters(true), pq.ReadBufferSize(64<<10))
 	if err != nil {
-		return nil, fmt.Errorf("open parquet file %s: %w", path, err)
+		return nil, err
 	}
 	r = &Reader{path: path, osf: osf, file: f, meta: f.Metadata(), alloc: alloc, rg: -1}
 	r.batch = spec.BatchSize
@@ -117,27 +130,27 @@ func Open(path string, start, length int64, spec *ScanSpec, alloc memory.Allocat
 	}
 	schema, err := readSchema(r.meta)
 	if err != nil {
-		return nil, fmt.Errorf("open parquet file %s: %w", path, err)
+		return nil, err
 	}
 	if n := len(f.RowGroups()); n != len(r.meta.RowGroups) {
-		return nil, fmt.Errorf("open parquet file %s: %d row groups in metadata, %d opened", path, len(r.meta.RowGroups), n)
+		return nil, fmt.Errorf("%d row groups in metadata, %d opened", len(r.meta.RowGroups), n)
 	}
 	for i := range r.meta.RowGroups {
 		if got := len(r.meta.RowGroups[i].Columns); got != schema.numLeaves {
-			return nil, fmt.Errorf("open parquet file %s: row group %d has %d column chunks, the schema has %d leaf columns",
-				path, i, got, schema.numLeaves)
+			return nil, fmt.Errorf("row group %d has %d column chunks, the schema has %d leaf columns",
+				i, got, schema.numLeaves)
 		}
 	}
 	for _, fld := range spec.Columns {
 		c, err := planColumn(schema, fld, spec.CaseSensitive)
 		if err != nil {
-			return nil, fmt.Errorf("open parquet file %s: %w", path, err)
+			return nil, err
 		}
 		r.cols = append(r.cols, c)
 	}
-	preds, err := planPredicates(schema, spec.Filters, spec.CaseSensitive)
+	preds, err := planPredicates(schema, spec.Filters, spec.Columns, spec.CaseSensitive)
 	if err != nil {
-		return nil, fmt.Errorf("open parquet file %s: %w", path, err)
+		return nil, err
 	}
 	r.stats.RowGroupsTotal = len(r.meta.RowGroups)
 	for i := range r.meta.RowGroups {
@@ -197,14 +210,15 @@ func (r *Reader) Next() (b *columnar.Batch, err error) {
 		return nil, r.err
 	}
 	if r.closed {
-		return nil, fmt.Errorf("read %s: reader is closed", r.path)
+		return nil, &FileError{Path: r.path, Err: errors.New("read: reader is closed")}
 	}
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("read %s row group %d: corrupt file (%v)", r.path, r.rg, p)
+			err = fmt.Errorf("row group %d: corrupt file (%v)", r.rg, p)
 			b = nil
 		}
 		if err != nil {
+			err = &FileError{Path: r.path, Err: fmt.Errorf("read: %w", err)}
 			r.err = err
 			r.releaseColumns()
 		}
@@ -234,7 +248,7 @@ func (r *Reader) Next() (b *columnar.Batch, err error) {
 			if c.leaf != nil {
 				name = c.leaf.name
 			}
-			return nil, fmt.Errorf("read %s row group %d column %s: %w", r.path, r.rg, name, err)
+			return nil, fmt.Errorf("row group %d column %s: %w", r.rg, name, err)
 		}
 		arrs[i] = a
 	}
@@ -254,7 +268,7 @@ func (r *Reader) startRowGroup(i int) error {
 		}
 		fc, ok := chunks[c.leaf.index].(*pq.FileColumnChunk)
 		if !ok {
-			return fmt.Errorf("read %s row group %d column %s: unexpected column chunk type %T", r.path, i, c.leaf.name, chunks[c.leaf.index])
+			return fmt.Errorf("row group %d column %s: unexpected column chunk type %T", i, c.leaf.name, chunks[c.leaf.index])
 		}
 		md := &rg.Columns[c.leaf.index].MetaData
 		off := md.DataPageOffset
@@ -262,11 +276,11 @@ func (r *Reader) startRowGroup(i int) error {
 			off = md.DictionaryPageOffset
 		}
 		if md.TotalCompressedSize < 0 || off < 0 || off+md.TotalCompressedSize > r.file.Size() {
-			return fmt.Errorf("read %s row group %d column %s: column chunk [%d, +%d) lies outside the file (%d bytes)",
-				r.path, i, c.leaf.name, off, md.TotalCompressedSize, r.file.Size())
+			return fmt.Errorf("row group %d column %s: column chunk [%d, +%d) lies outside the file (%d bytes)",
+				i, c.leaf.name, off, md.TotalCompressedSize, r.file.Size())
 		}
 		r.stats.BytesRead += md.TotalCompressedSize
-		c.start(fc.Pages(), rg.NumRows)
+		c.start(fc, md)
 	}
 	r.left = rg.NumRows
 	r.stats.RowGroupsRead++
@@ -297,6 +311,56 @@ func (r *Reader) Close() error {
 }
 
 var errEOFInChunk = errors.New("column chunk ended before the row group's row count")
+
+// checkTail checks the trailing magic and the footer length the way parquet-mr does, before
+// parquet-go reads the footer: it would allocate whatever length a damaged tail claims.
+func checkTail(f *os.File, size int64) error {
+	var tail [8]byte
+	if _, err := (pathlessReader{f}).ReadAt(tail[:], size-8); err != nil {
+		return fmt.Errorf("read the footer length: %w", err)
+	}
+	if string(tail[4:]) != "PAR1" {
+		return fmt.Errorf("not a Parquet file: expected magic number PAR1 at the tail, found %q", tail[4:])
+	}
+	n := int64(binary.LittleEndian.Uint32(tail[:4]))
+	if n > size-12 {
+		return fmt.Errorf("corrupt file: the footer of %d bytes does not fit in the file (%d bytes)", n, size)
+	}
+	return nil
+}
+
+// pathlessReader reads the file but leaves its path out of errors: FileError names it once.
+type pathlessReader struct{ f *os.File }
+
+func (r pathlessReader) ReadAt(p []byte, off int64) (int, error) {
+	n, err := r.f.ReadAt(p, off)
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = fmt.Errorf("%s at offset %d: %w", pe.Op, off, pe.Err)
+	}
+	return n, err
+}
+
+// FileError is every error of a Reader: the file, named once, and what went wrong in it. Err
+// keeps its causes (fs.ErrNotExist for a missing file, *TypeMismatchError for a column the file
+// cannot supply as the requested Spark type).
+type FileError struct {
+	Path string
+	Err  error
+}
+
+func (e *FileError) Error() string { return fmt.Sprintf("parquet file %s: %v", e.Path, e.Err) }
+func (e *FileError) Unwrap() error { return e.Err }
+
+// TypeMismatchError: the file's column cannot be read as the requested Spark type (Spark's
+// SchemaColumnConvertNotSupportedException). Column is the column's path as Spark prints it
+// ("[a, b]"), Physical the Parquet physical type, Spark the requested type's catalog string.
+type TypeMismatchError struct {
+	Column, Physical, Spark string
+	Detail                  string
+}
+
+func (e *TypeMismatchError) Error() string { return e.Detail }
 
 func isEOF(err error) bool { return err == io.EOF }
 

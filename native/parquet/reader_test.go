@@ -414,9 +414,10 @@ func TestTypeMismatch(t *testing.T) {
 	}{
 		{sparktype.Field{Name: "l", Type: sparktype.StringType}, []string{path, "column l", "INT64", "string"}},
 		{sparktype.Field{Name: "l", Type: sparktype.IntType}, []string{"column l", "integer"}},
-		{sparktype.Field{Name: "d", Type: sparktype.DecimalOf(9, 3)}, []string{"column d", "DECIMAL(9,2)", "decimal(9,3)", "scale"}},
+		// Spark widens decimals only when the precision grows at least as much as the scale.
+		{sparktype.Field{Name: "d", Type: sparktype.DecimalOf(9, 3)}, []string{"column d", "DECIMAL(9,2)", "decimal(9,3)"}},
 		{sparktype.Field{Name: "d", Type: sparktype.DecimalOf(8, 2)}, []string{"column d", "decimal(8,2)"}},
-		{sparktype.Field{Name: "ts", Type: sparktype.TimestampNTZType}, []string{"column ts", "timestamp_ntz"}},
+		{sparktype.Field{Name: "ts", Type: sparktype.DateType}, []string{"column ts", "date"}},
 		{sparktype.Field{Name: "n", Type: sparktype.TimestampType}, []string{"column n", "NANOS"}},
 	} {
 		_, err := Open(path, 0, math.MaxInt64, &ScanSpec{Columns: []sparktype.Field{tc.field}}, checkedAlloc(t))
@@ -427,6 +428,12 @@ func TestTypeMismatch(t *testing.T) {
 			if !strings.Contains(err.Error(), w) {
 				t.Errorf("%v: error %q does not mention %q", tc.field, err, w)
 			}
+		}
+		// Spark's PARQUET_COLUMN_DATA_TYPE_MISMATCH parameters travel with the error.
+		var mm *TypeMismatchError
+		if !errors.As(err, &mm) || mm.Column != "["+tc.field.Name+"]" || mm.Spark != tc.field.Type.CatalogString() {
+			t.Errorf("%v: error %q is not a type mismatch of [%s] as %s: %+v", tc.field, err, tc.field.Name,
+				tc.field.Type.CatalogString(), mm)
 		}
 	}
 }

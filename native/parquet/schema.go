@@ -262,6 +262,7 @@ const (
 	cvDecFLBA
 	cvDecBA
 	cvInt96
+	cvDateToNTZ // INT32 DATE -> TIMESTAMP_NTZ micros
 	cvBytes     // BYTE_ARRAY -> string / binary
 	cvFLBABytes // FIXED_LEN_BYTE_ARRAY -> binary
 )
@@ -300,137 +301,144 @@ func planColumn(s *fileSchema, f sparktype.Field, caseSensitive bool) (*column, 
 		c.conv = cvMissing
 		return c, nil
 	}
+	mismatch := func(physical string) error {
+		return &TypeMismatchError{Column: "[" + t.name + "]", Physical: physical, Spark: f.Type.CatalogString(),
+			Detail: fmt.Sprintf("column %s: Parquet type %s cannot be read as Spark type %s", t.name, t.desc, f.Type)}
+	}
 	if t.leaf == nil {
-		return nil, fmt.Errorf("column %s: Parquet type %s cannot be read as Spark type %s", t.name, t.desc, f.Type)
+		return nil, mismatch(t.desc)
 	}
-	cv, ok := conversion(t.leaf, f.Type)
+	cv, up, ok := conversion(t.leaf, f.Type)
 	if !ok {
-		msg := fmt.Sprintf("column %s: Parquet type %s cannot be read as Spark type %s", t.name, t.desc, f.Type)
-		if f.Type.Kind == sparktype.Decimal && t.leaf.logical == lDecimal && t.leaf.scale != f.Type.Scale {
-			msg += fmt.Sprintf(" (the file's scale %d differs from the requested scale %d; rescaling is not supported)",
-				t.leaf.scale, f.Type.Scale)
-		}
-		return nil, fmt.Errorf("%s", msg)
+		return nil, mismatch(t.leaf.phys.String())
 	}
-	c.leaf, c.conv = t.leaf, cv
+	c.leaf, c.conv, c.up = t.leaf, cv, up
 	c.init()
 	return c, nil
 }
 
-// conversion decides whether a leaf can be read as a Spark type, following Spark's vectorized
-// reader (ParquetVectorUpdaterFactory) including its integer and float widenings.
-func conversion(l *leafInfo, t sparktype.Type) (conv, bool) {
+// conversion decides whether a leaf can be read as a Spark type, and how. It follows Spark's
+// vectorized reader (ParquetVectorUpdaterFactory.getUpdater), branch by branch and in its order,
+// so the native reader reads exactly the columns Spark reads: a column Spark would refuse fails
+// the same way (PARQUET_COLUMN_DATA_TYPE_MISMATCH), and none that Spark reads is refused. up is
+// the power of ten decimal widening multiplies the file's unscaled values by.
+func conversion(l *leafInfo, t sparktype.Type) (cv conv, up int32, ok bool) {
 	k := t.Kind
+	dec := func(c conv) (conv, int32, bool) {
+		if up, ok := decimalWidening(l, t); ok {
+			return c, up, true
+		}
+		return 0, 0, false
+	}
 	switch l.phys {
 	case format.Boolean:
-		if l.logical == lNone && k == sparktype.Boolean {
-			return cvBool, true
+		if k == sparktype.Boolean {
+			return cvBool, 0, true
 		}
 	case format.Int32:
-		switch {
-		case l.logical == lDecimal:
-			if k == sparktype.Decimal && decimalFits(l, t) {
-				return cvDecI32, true
+		switch k {
+		case sparktype.Int:
+			return cvI32, 0, true
+		case sparktype.Long:
+			if l.unsigned() && l.bits == 32 {
+				return cvU32toI64, 0, true
 			}
-		case l.logical == lDate:
-			if k == sparktype.Date {
-				return cvI32, true
+			return cvI32toI64, 0, true
+		case sparktype.Byte:
+			return cvI32toI8, 0, true
+		case sparktype.Short:
+			return cvI32toI16, 0, true
+		case sparktype.Double:
+			return cvI32toF64, 0, true
+		case sparktype.Date:
+			return cvI32, 0, true
+		case sparktype.TimestampNTZ:
+			if l.logical == lDate {
+				return cvDateToNTZ, 0, true
 			}
-		case l.unsigned():
-			switch {
-			case l.bits == 8 && k == sparktype.Short:
-				return cvI32toI16, true
-			case l.bits <= 16 && k == sparktype.Int:
-				return cvI32, true
-			case l.bits <= 32 && k == sparktype.Long:
-				return cvU32toI64, true
-			}
-		case l.plainSignedInt():
-			switch k {
-			case sparktype.Byte:
-				return cvI32toI8, true
-			case sparktype.Short:
-				return cvI32toI16, true
-			case sparktype.Int:
-				return cvI32, true
-			case sparktype.Long:
-				return cvI32toI64, true
-			case sparktype.Double:
-				return cvI32toF64, true
-			}
+		case sparktype.Decimal:
+			return dec(cvDecI32)
 		}
 	case format.Int64:
-		switch {
-		case l.logical == lDecimal:
-			if k == sparktype.Decimal && decimalFits(l, t) {
-				return cvDecI64, true
+		switch k {
+		case sparktype.Long:
+			return cvI64, 0, true
+		case sparktype.Decimal:
+			if cv, up, ok := dec(cvDecI64); ok {
+				return cv, up, true
 			}
-		case l.logical == lTimestamp:
-			if l.unit == unitNanos {
-				return 0, false
+			if l.unsigned() && l.bits == 64 && t.Precision == 20 && t.Scale == 0 {
+				return cvDecU64, 0, true
 			}
-			// UTC-adjusted -> TIMESTAMP; local -> TIMESTAMP_NTZ; either is readable as TIMESTAMP.
-			if k == sparktype.Timestamp || k == sparktype.TimestampNTZ && !l.utc {
-				if l.unit == unitMillis {
-					return cvI64Millis, true
+		case sparktype.Timestamp, sparktype.TimestampNTZ:
+			if l.logical == lTimestamp {
+				switch l.unit {
+				case unitMicros:
+					return cvI64, 0, true
+				case unitMillis:
+					return cvI64Millis, 0, true
 				}
-				return cvI64, true
-			}
-		case l.unsigned():
-			if k == sparktype.Decimal && t.Scale == 0 && t.Precision >= 20 {
-				return cvDecU64, true
-			}
-		case l.plainSignedInt():
-			if k == sparktype.Long {
-				return cvI64, true
 			}
 		}
 	case format.Int96:
-		if l.logical == lNone && k == sparktype.Timestamp {
-			return cvInt96, true
+		if k == sparktype.Timestamp || k == sparktype.TimestampNTZ {
+			return cvInt96, 0, true
 		}
 	case format.Float:
-		if l.logical == lNone {
-			switch k {
-			case sparktype.Float:
-				return cvF32, true
-			case sparktype.Double:
-				return cvF32toF64, true
-			}
+		switch k {
+		case sparktype.Float:
+			return cvF32, 0, true
+		case sparktype.Double:
+			return cvF32toF64, 0, true
 		}
 	case format.Double:
-		if l.logical == lNone && k == sparktype.Double {
-			return cvF64, true
+		if k == sparktype.Double {
+			return cvF64, 0, true
 		}
 	case format.ByteArray:
-		switch {
-		case l.logical == lDecimal:
-			if k == sparktype.Decimal && decimalFits(l, t) {
-				return cvDecBA, true
-			}
-		case l.logical == lNone || l.logical == lString:
-			if k == sparktype.String || k == sparktype.Binary {
-				return cvBytes, true
-			}
+		switch k {
+		case sparktype.String, sparktype.Binary:
+			return cvBytes, 0, true
+		case sparktype.Decimal:
+			return dec(cvDecBA)
 		}
 	case format.FixedLenByteArray:
-		switch {
-		case l.logical == lDecimal:
-			if k == sparktype.Decimal && decimalFits(l, t) && l.typeLen >= 1 && l.typeLen <= 16 {
-				return cvDecFLBA, true
+		switch k {
+		case sparktype.Decimal:
+			if l.typeLen >= 1 && l.typeLen <= 16 {
+				return dec(cvDecFLBA)
 			}
-		case l.logical == lNone:
-			if k == sparktype.Binary && l.typeLen >= 0 {
-				return cvFLBABytes, true
+		case sparktype.Binary:
+			if l.typeLen >= 0 {
+				return cvFLBABytes, 0, true
 			}
 		}
 	}
-	return 0, false
+	return 0, 0, false
 }
 
-// decimalFits: same scale, and the requested precision holds the file's.
-func decimalFits(l *leafInfo, t sparktype.Type) bool {
-	return l.scale == t.Scale && l.prec <= t.Precision && t.Precision <= sparktype.MaxDecimalPrecision
+// decimalWidening is Spark's isDecimalTypeMatched: a decimal column is readable at a larger scale
+// when the precision grows at least as much as the scale; a signed (or unannotated) integer
+// column when the requested decimal has room for every value of its type (10 integer digits for
+// INT32, 20 for INT64). up is the scale increase.
+func decimalWidening(l *leafInfo, t sparktype.Type) (up int32, ok bool) {
+	if t.Kind != sparktype.Decimal || t.Precision > sparktype.MaxDecimalPrecision {
+		return 0, false
+	}
+	switch {
+	case l.logical == lDecimal:
+		up = t.Scale - l.scale
+		return up, up >= 0 && t.Precision-l.prec >= up
+	case l.plainSignedInt():
+		digits := t.Precision - t.Scale
+		switch l.phys {
+		case format.Int32:
+			return t.Scale, digits >= 10
+		case format.Int64:
+			return t.Scale, digits >= 20
+		}
+	}
+	return 0, false
 }
 
 // physWidth is the byte width of one PLAIN value of a fixed-width physical type (0 for

@@ -106,6 +106,21 @@ func (t Type) Supported() bool {
 
 func (t Type) String() string { return t.Name }
 
+// CatalogString is the type as Spark's DataType.catalogString writes it (in error messages).
+func (t Type) CatalogString() string {
+	switch t.Kind {
+	case Byte:
+		return "tinyint"
+	case Short:
+		return "smallint"
+	case Int:
+		return "int"
+	case Long:
+		return "bigint"
+	}
+	return t.Name
+}
+
 // IsIntegral: byte, short, int, long.
 func (t Type) IsIntegral() bool {
 	return t.Kind == Byte || t.Kind == Short || t.Kind == Int || t.Kind == Long

@@ -16,7 +16,8 @@ import (
 func init() {
 	Register(Rule{SparkClass: "FileSourceScanExec", Name: "BolideScan", ConfKey: "scan",
 		Doc: "Parquet on local files: projection, row-group pruning by pushed filters, Spark's " +
-			"file splits, Hive-style partition columns", Build: buildFileScan})
+			"file splits, Hive-style partition columns, Spark's type widenings, ignoreCorruptFiles " +
+			"and ignoreMissingFiles", Build: buildFileScan})
 }
 
 // The JVM's hand-written scan extractor sends: format (file format class), rootPaths,
@@ -66,7 +67,10 @@ func buildFileScan(n *plan.Node, _ []exec.Operator, _ *plan.Conf) (exec.Operator
 		}
 	}
 	filters, _ := n.Exprs("dataFilters")
-	return ops.NewParquetScan(strconv.Itoa(n.ID), data, parts, pruningPredicates(filters)), nil
+	var policy ops.FileErrorPolicy
+	policy.IgnoreCorrupt, _ = n.Bool("ignoreCorruptFiles")
+	policy.IgnoreMissing, _ = n.Bool("ignoreMissingFiles")
+	return ops.NewParquetScan(strconv.Itoa(n.ID), data, parts, pruningPredicates(filters), policy), nil
 }
 
 func attrFields(n *plan.Node, name string) ([]sparktype.Field, error) {

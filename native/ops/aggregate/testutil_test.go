@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -277,7 +278,8 @@ func cell(a arrow.Array, i int) any {
 	case *array.Boolean:
 		return c.Value(i)
 	case *array.String:
-		return c.Value(i)
+		// A copy: the value views the batch's buffer, which callers release after reading.
+		return strings.Clone(c.Value(i))
 	case *array.Binary:
 		return string(c.Value(i))
 	case *array.Decimal128:

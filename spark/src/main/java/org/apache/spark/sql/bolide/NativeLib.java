@@ -34,4 +34,14 @@ public final class NativeLib {
 
   /** Releases the block. Batches already imported stay valid until their vectors are closed. */
   public static native void close(long handle);
+
+  /**
+   * In the engine's memory checking mode (environment BOLIDE_MEMCHECK=1, on in the test suites):
+   * a report (UTF-8) of native buffers still allocated and of memory misuse seen, with allocation
+   * sites; empty when all is well or when checking is off.
+   */
+  public static native byte[] memoryReport();
+
+  /** Whether the engine runs in memory checking mode (BOLIDE_MEMCHECK). */
+  public static native boolean memoryChecking();
 }

@@ -37,7 +37,7 @@ object BolideBlock {
         s"${top.nodeName}: inputs of one native block disagree on partitions: ${counts.mkString(", ")}")
     }
     val numPartitions = counts.headOption.getOrElse(1)
-    new BolideBlockRDD(sc, plan, conf, inputRDDs, scanParts, numPartitions,
+    new BolideBlockRDD(sc, plan, conf, inputRDDs, inputs.toSeq.map(_.schema), scanParts, numPartitions,
       top.schema, top.longMetric("numOutputRows"), top.longMetric("numOutputBatches"),
       top.longMetric("nativeTime"))
   }
@@ -67,6 +67,7 @@ class BolideBlockRDD(
     plan: String,
     conf: String,
     inputs: Seq[RDD[ColumnarBatch]],
+    inputSchemas: Seq[StructType],
     scans: Seq[(Int, Array[FilePartition], StructType)],
     numPartitions: Int,
     schema: StructType,
@@ -94,8 +95,8 @@ class BolideBlockRDD(
     val request = PlanEncoder.taskRequest(conf, plan, files,
       scans.map { case (id, _, ps) => id -> ps }.toMap, p.index)
     val allocator = BolideArrow.newTaskAllocator(s"bolide-task-${context.taskAttemptId()}")
-    val nativeInputs: Array[NativeInput] = inputs.zip(p.parents).map { case (rdd, part) =>
-      new ArrowInput(rdd.iterator(part, context), allocator): NativeInput
+    val nativeInputs: Array[NativeInput] = inputs.indices.map { k =>
+      new ArrowInput(inputs(k).iterator(p.parents(k), context), inputSchemas(k), allocator): NativeInput
     }.toArray
     val offHeap = SparkEnv.get != null &&
       SparkEnv.get.conf.getBoolean("spark.memory.offHeap.enabled", defaultValue = false)

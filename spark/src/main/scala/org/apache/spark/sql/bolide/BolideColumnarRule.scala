@@ -10,7 +10,7 @@ import com.fasterxml.jackson.databind.ObjectMapper
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.rules.Rule
-import org.apache.spark.sql.execution.{CollectLimitExec, ColumnarRule, ColumnarToRowExec, RowToColumnarExec, SparkPlan}
+import org.apache.spark.sql.execution.{CollectLimitExec, ColumnarRule, ColumnarToRowExec, RowToColumnarExec, SparkPlan, UnionExec}
 import org.apache.spark.sql.internal.SQLConf
 
 /**
@@ -81,6 +81,9 @@ object BolideTransitionRule extends Rule[SparkPlan] {
   override def apply(plan: SparkPlan): SparkPlan = plan.transformUp {
     case ColumnarToRowExec(b @ BolideExec(_, limit: CollectLimitExec, _)) =>
       BolideCollectLimitExec(limit, b)
+    // Spark's columnar union ignores the partitioning it reports (see BolideUnionExec).
+    case u: UnionExec if u.supportsColumnar && u.children.exists(_.isInstanceOf[BolideExec]) =>
+      BolideUnionExec(u, u.children)
     case b: BolideExec if b.children.exists(_.isInstanceOf[RowToColumnarExec]) =>
       b.withNewChildren(b.children.map {
         case r: RowToColumnarExec => BolideRowToArrowExec(r.child)

@@ -4,7 +4,7 @@ import scala.jdk.CollectionConverters._
 
 import com.fasterxml.jackson.databind.ObjectMapper
 
-import org.apache.spark.{QueryContext, SparkArithmeticException, SparkNumberFormatException, SparkRuntimeException}
+import org.apache.spark.{QueryContext, SparkArithmeticException, SparkException, SparkNumberFormatException, SparkRuntimeException}
 
 /**
  * Turns engine errors that reproduce a Spark error class into Spark's own exception, so a query
@@ -22,6 +22,13 @@ object BolideErrors {
       mapper.readTree(js).properties().asScala.map(en => en.getKey -> en.getValue.asText()).toMap
     }.getOrElse(Map.empty)
     val cls = e.errorClass()
+    if (cls.startsWith("FAILED_READ_FILE")) {
+      // As FileScanRDD raises it: Spark's message names the file, the cause says what was wrong.
+      return try new SparkException(cls, params, e) catch {
+        case t: Throwable => new SparkException("INTERNAL_ERROR",
+          Map("message" -> s"[$cls] ${e.getMessage} (${t.getMessage})"), e)
+      }
+    }
     val ex: Throwable = try {
       if (cls.startsWith("CAST_INVALID_INPUT")) {
         new SparkNumberFormatException(cls, params, Array.empty[QueryContext], "")

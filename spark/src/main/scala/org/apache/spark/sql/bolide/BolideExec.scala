@@ -16,12 +16,23 @@ import org.apache.spark.sql.vectorized.ColumnarBatch
  * executes, shipping the whole block to Go once per task; the others are parts of its plan.
  */
 case class BolideExec(nativeName: String, original: SparkPlan, children: Seq[SparkPlan])
-  extends SparkPlan {
+  extends SparkPlan with BolideNode {
 
   override def nodeName: String = nativeName
   override def output: Seq[Attribute] = original.output
-  override def outputPartitioning: Partitioning = original.outputPartitioning
-  override def outputOrdering: Seq[SortOrder] = original.outputOrdering
+
+  /**
+   * The Spark node over this node's current children: `original` keeps the children it had when
+   * Bolide planned it, which AQE replaces afterwards (a shuffle becomes a coalesced shuffle read
+   * of fewer partitions). Partitioning and ordering must describe what this node produces now,
+   * or Spark pairs partitions that do not exist (a partitioning-aware union) or skips a shuffle.
+   */
+  @transient private lazy val current: SparkPlan =
+    if (children.isEmpty) original
+    else try original.withNewChildren(children) catch { case _: Exception => original }
+
+  override def outputPartitioning: Partitioning = current.outputPartitioning
+  override def outputOrdering: Seq[SortOrder] = current.outputOrdering
   override def supportsColumnar: Boolean = true
 
   // The block runs the subqueries of the Spark node it stands for (BolideBlock.waitForSubqueries);
@@ -50,6 +61,9 @@ case class BolideExec(nativeName: String, original: SparkPlan, children: Seq[Spa
   override def doCanonicalize(): SparkPlan =
     BolideExec(nativeName, original.canonicalized, children.map(_.canonicalized))
 }
+
+/** A node that runs as Bolide (counted as native in explain and tests): named Bolide*. */
+trait BolideNode extends SparkPlan
 
 object BolideExec {
   /** Why a Spark node was not replaced; read by the explain generator. */

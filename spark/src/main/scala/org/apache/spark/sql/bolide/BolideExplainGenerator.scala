@@ -20,7 +20,7 @@ class BolideExplainGenerator extends ExtendedExplainGenerator {
       p match {
         case a: AdaptiveSparkPlanExec => walk(a.executedPlan); return
         case q: QueryStageExec => walk(q.plan); return
-        case b: BolideExec => native += b.nodeName
+        case b: BolideNode => native += b.nodeName
         case other if !BolidePlanRule.isWrapper(other) =>
           val reason = other.getTagValue(BolideExec.FallbackReason).getOrElse("not planned by Bolide")
           fallback += s"${other.nodeName}: $reason"

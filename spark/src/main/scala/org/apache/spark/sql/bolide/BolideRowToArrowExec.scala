@@ -2,11 +2,13 @@ package org.apache.spark.sql.bolide
 
 import org.apache.arrow.memory.BufferAllocator
 import org.apache.arrow.vector.VectorSchemaRoot
+import org.apache.arrow.vector.types.pojo.Schema
 
 import org.apache.spark.TaskContext
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.Attribute
+import org.apache.spark.sql.catalyst.expressions.{Attribute, SortOrder}
+import org.apache.spark.sql.catalyst.plans.physical.Partitioning
 import org.apache.spark.sql.execution.{RowToColumnarTransition, SparkPlan}
 import org.apache.spark.sql.execution.arrow.ArrowWriter
 import org.apache.spark.sql.internal.SQLConf
@@ -20,6 +22,8 @@ import org.apache.spark.sql.vectorized.{ArrowColumnVector, ColumnVector, Columna
  */
 case class BolideRowToArrowExec(child: SparkPlan) extends RowToColumnarTransition {
   override def output: Seq[Attribute] = child.output
+  override def outputPartitioning: Partitioning = child.outputPartitioning
+  override def outputOrdering: Seq[SortOrder] = child.outputOrdering
   override def supportsColumnar: Boolean = true
   override def nodeName: String = "BolideRowToArrow"
 
@@ -37,7 +41,9 @@ object BolideRowToArrowExec {
    * engine's schemas use that tag.
    */
   def newRoot(schema: StructType, allocator: BufferAllocator): VectorSchemaRoot =
-    VectorSchemaRoot.create(ArrowUtils.toArrowSchema(schema, "UTC", true, false), allocator)
+    VectorSchemaRoot.create(arrowSchema(schema), allocator)
+
+  def arrowSchema(schema: StructType): Schema = ArrowUtils.toArrowSchema(schema, "UTC", true, false)
 
   def toArrow(rows: RDD[InternalRow], schema: StructType, batchSize: Int): RDD[ColumnarBatch] =
     rows.mapPartitions { it =>

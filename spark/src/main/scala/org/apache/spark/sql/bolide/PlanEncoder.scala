@@ -8,8 +8,9 @@ import scala.collection.mutable.ArrayBuffer
 
 import com.fasterxml.jackson.core.{JsonFactory, JsonGenerator}
 
-import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.{FileSourceOptions, InternalRow}
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference, BoundReference, Expression, Literal, PlanExpression}
+import org.apache.spark.sql.catalyst.util.CaseInsensitiveMap
 import org.apache.spark.sql.execution.{FileSourceScanExec, ScalarSubquery, SparkPlan}
 import org.apache.spark.sql.execution.datasources.PartitionedFile
 import org.apache.spark.sql.internal.SQLConf
@@ -237,6 +238,10 @@ object PlanEncoder {
       s.partitionFilters.exists(_.exists(_.isInstanceOf[PlanExpression[_]])))
     g.writeFieldName("dataFilters")
     writeValue(g, s.dataFilters, s.output)
+    // FileScanRDD's settings for unreadable files (the data source option, else the session's).
+    val options = new FileSourceOptions(CaseInsensitiveMap(rel.options))
+    g.writeBooleanField("ignoreCorruptFiles", options.ignoreCorruptFiles)
+    g.writeBooleanField("ignoreMissingFiles", options.ignoreMissingFiles)
   }
 
   private def writeValue(g: JsonGenerator, v: Any, input: Seq[Attribute]): Unit = v match {

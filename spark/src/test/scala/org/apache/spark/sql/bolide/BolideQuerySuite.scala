@@ -20,6 +20,11 @@ class BolideQuerySuite extends BolideSuiteBase {
     assertEquals(NativeLoader.AdapterVersion, NativeLoader.load())
   }
 
+  @Test def memoryCheckingIsOnInTests(): Unit = {
+    // The pom sets BOLIDE_MEMCHECK=1: every checkNative then asserts that no native memory leaked.
+    assertTrue("the test run must use the engine's memory checking mode", NativeLib.memoryChecking())
+  }
+
   @Test def scanEveryType(): Unit = {
     checkNative("SELECT * FROM types", Seq(Scan))
     checkNative("SELECT * FROM types_micros", Seq(Scan))

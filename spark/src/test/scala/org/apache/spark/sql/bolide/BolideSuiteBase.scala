@@ -28,6 +28,12 @@ object BolideTestSession {
       .config("spark.ui.enabled", "false")
       .config("spark.sql.session.timeZone", "UTC")
       .config("spark.driver.host", "127.0.0.1")
+      // Iceberg (a test dependency): SQL extensions and a Hadoop catalog in a local warehouse.
+      .config("spark.sql.extensions", "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions")
+      .config(s"spark.sql.catalog.${SparkChildrenSuite.Catalog}", "org.apache.iceberg.spark.SparkCatalog")
+      .config(s"spark.sql.catalog.${SparkChildrenSuite.Catalog}.type", "hadoop")
+      .config(s"spark.sql.catalog.${SparkChildrenSuite.Catalog}.warehouse",
+        new File(dataDir, "iceberg").getAbsolutePath)
       .getOrCreate()
     s.sparkContext.setLogLevel("WARN")
     s
@@ -69,7 +75,7 @@ trait BolideSuiteBase {
   }
 
   def nativeOperators(df: DataFrame): Seq[String] =
-    planNodes(df.queryExecution.executedPlan).collect { case b: BolideExec => b.nodeName }
+    planNodes(df.queryExecution.executedPlan).collect { case b: BolideNode => b.nodeName }
 
   /**
    * Every operator of the executed plan, subqueries included, counted like the explain provider
@@ -83,7 +89,7 @@ trait BolideSuiteBase {
       p match {
         case a: AdaptiveSparkPlanExec => walk(a.executedPlan); return
         case q: QueryStageExec => walk(q.plan); return
-        case b: BolideExec => native += b.nodeName
+        case b: BolideNode => native += b.nodeName
         case other if !BolidePlanRule.isWrapper(other) =>
           fallback += other.nodeName ->
             other.getTagValue(BolideExec.FallbackReason).getOrElse("not planned by Bolide")
@@ -141,7 +147,32 @@ trait BolideSuiteBase {
       assertTrue(s"$name expected ${occurrences.size}x natively, ran: ${ran.mkString(", ")}\n" +
         s"plan:\n${df.queryExecution.executedPlan}\n${bolideReport(df)}", ran.count(_ == name) >= occurrences.size)
     }
+    assertMemoryClean(sql)
     df
+  }
+
+  /**
+   * In the engine's memory checking mode (BOLIDE_MEMCHECK=1, set for the test run by the pom):
+   * once a query's tasks have ended, no native buffer may be left allocated, no misuse (double
+   * free, write after free) seen, and the JVM-side Arrow allocators must be back at zero. Tasks of
+   * cancelled stages end asynchronously, so a leak is only reported after waiting for them.
+   */
+  def assertMemoryClean(what: String): Unit = {
+    NativeLoader.load()
+    if (!NativeLib.memoryChecking()) return
+    def report(): String = {
+      val native = new String(NativeLib.memoryReport(), java.nio.charset.StandardCharsets.UTF_8)
+      val jvm = BolideArrow.root.getAllocatedMemory
+      native + (if (jvm == 0) "" else s"\nJVM-side Arrow memory still allocated ($jvm bytes):\n" +
+        BolideArrow.root.toVerboseString)
+    }
+    val deadline = System.nanoTime() + 30L * 1000 * 1000 * 1000
+    var r = report()
+    while (r.nonEmpty && System.nanoTime() < deadline) {
+      Thread.sleep(200)
+      r = report()
+    }
+    if (r.nonEmpty) fail(s"memory left after: $what\n$r")
   }
 
   /** Bolide's section of the extended explain: what ran natively, what stayed and why. */

@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets
 import org.apache.arrow.c.{ArrowArray, ArrowSchema, Data}
 import org.apache.arrow.vector.{BigIntVector, VectorSchemaRoot}
 
+import org.apache.spark.sql.types.{LongType, StructType}
 import org.apache.spark.sql.vectorized.{ArrowColumnVector, ColumnVector, ColumnarBatch}
 
 /**
@@ -44,7 +45,7 @@ object BoundaryBench {
     val input = new ArrowInput(new Iterator[ColumnarBatch] {
       override def hasNext: Boolean = left > 0
       override def next(): ColumnarBatch = { left -= 1; batch }
-    }, allocator)
+    }, new StructType().add("x", LongType), allocator)
     val request =
       s"""{"conf":{"sessionTimeZone":"UTC","ansi":true,"batchSize":8192},"plan":$plan,"files":{},"partitionIndex":0}"""
     val handle = NativeLib.createPlan(request.getBytes(StandardCharsets.UTF_8), Array[NativeInput](input), null)

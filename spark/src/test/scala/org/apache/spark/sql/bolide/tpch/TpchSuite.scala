@@ -107,6 +107,7 @@ class TpchSuite extends BolideSuiteBase {
     }
     assertTrue(s"$name: BolideScan did not run; native: ${ranNatively.distinct.mkString(", ")}\n" +
       bolideReport(df), ranNatively.contains("BolideScan"))
+    assertMemoryClean(name)
   }
 }
 
