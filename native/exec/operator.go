@@ -38,6 +38,15 @@ type TaskContext struct {
 	// Files are the task's file splits per scan node id.
 	Files          map[string][]plan.PartitionedFile
 	PartitionIndex int
+	// Fallback reads a file split with Spark's own reader, for the files the native reader finds
+	// it cannot decode (an unsupported codec, say); nil when there is none (unit tests).
+	Fallback FileFallback
+}
+
+// FileFallback reads split `file` (an index into Files[scan]) of a scan node with Spark's own
+// reader, as batches of the scan's output columns.
+type FileFallback interface {
+	OpenFile(scan string, file int) (InputSource, error)
 }
 
 // BatchSize is the number of rows operators aim for per batch.

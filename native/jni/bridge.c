@@ -14,6 +14,7 @@ static jmethodID bolide_error_ctor;
 static jmethodID bolide_input_next;
 static jmethodID bolide_reserve;
 static jmethodID bolide_unreserve;
+static jmethodID bolide_fallback_open;
 
 static jclass global_class(JNIEnv* env, const char* name) {
 	jclass local = (*env)->FindClass(env, name);
@@ -38,8 +39,12 @@ JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM* vm, void* reserved) {
 	if (res == NULL) return JNI_ERR;
 	bolide_reserve = (*env)->GetMethodID(env, res, "reserve", "(J)J");
 	bolide_unreserve = (*env)->GetMethodID(env, res, "unreserve", "(J)V");
+	jclass fb = global_class(env, "org/apache/spark/sql/bolide/NativeFileFallback");
+	if (fb == NULL) return JNI_ERR;
+	bolide_fallback_open = (*env)->GetMethodID(env, fb, "open",
+		"(II)Lorg/apache/spark/sql/bolide/NativeInput;");
 	if (bolide_error_ctor == NULL || bolide_input_next == NULL || bolide_reserve == NULL ||
-		bolide_unreserve == NULL) return JNI_ERR;
+		bolide_unreserve == NULL || bolide_fallback_open == NULL) return JNI_ERR;
 	return JNI_VERSION_1_8;
 }
 
@@ -83,4 +88,7 @@ jlong call_reserve(JNIEnv* env, jobject r, jlong n) {
 }
 void call_unreserve(JNIEnv* env, jobject r, jlong n) {
 	(*env)->CallVoidMethod(env, r, bolide_unreserve, n);
+}
+jobject call_fallback_open(JNIEnv* env, jobject fb, jint scan, jint file) {
+	return (*env)->CallObjectMethod(env, fb, bolide_fallback_open, scan, file);
 }

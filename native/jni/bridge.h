@@ -17,6 +17,7 @@ int exception_pending(JNIEnv* env);
 jboolean call_input_next(JNIEnv* env, jobject in, jlong arr, jlong schema);
 jlong call_reserve(JNIEnv* env, jobject r, jlong n);
 void call_unreserve(JNIEnv* env, jobject r, jlong n);
+jobject call_fallback_open(JNIEnv* env, jobject fb, jint scan, jint file);
 
 // Addresses of JVM-allocated Arrow structs arrive as jlong.
 static inline void* jlong_to_ptr(jlong a) { return (void*)(intptr_t)a; }

@@ -39,7 +39,7 @@ func (t *task) setEnv(env *C.JNIEnv) { t.env = env }
 
 //export Java_org_apache_spark_sql_bolide_NativeLib_createPlan
 func Java_org_apache_spark_sql_bolide_NativeLib_createPlan(env *C.JNIEnv, _ C.jclass, req C.jbyteArray,
-	inputs C.jobjectArray, reserver C.jobject) (handle C.jlong) {
+	inputs C.jobjectArray, reserver C.jobject, fallback C.jobject) (handle C.jlong) {
 	defer guard(env, "createPlan")
 	var r plan.TaskRequest
 	if err := json.Unmarshal(goBytes(env, req), &r); err != nil {
@@ -64,7 +64,12 @@ func Java_org_apache_spark_sql_bolide_NativeLib_createPlan(env *C.JNIEnv, _ C.jc
 		g := C.new_global(env, local)
 		C.delete_local(env, local)
 		t.globals = append(t.globals, g)
-		t.ctx.Inputs = append(t.ctx.Inputs, &jvmInput{t: t, obj: g, index: i})
+		t.ctx.Inputs = append(t.ctx.Inputs, &jvmInput{t: t, obj: g, name: fmt.Sprintf("input %d", i)})
+	}
+	if fallback != 0 {
+		g := C.new_global(env, fallback)
+		t.globals = append(t.globals, g)
+		t.ctx.Fallback = &jvmFallback{t: t, obj: g}
 	}
 	root, err := translate.Build(r.Plan, &r.Conf)
 	if err != nil {

@@ -7,20 +7,22 @@ import "C"
 
 import (
 	"fmt"
+	"strconv"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow/cdata"
 
 	"github.com/bolide-dev/bolide/native/columnar"
+	"github.com/bolide-dev/bolide/native/exec"
 )
 
 // jvmInput pulls batches of a Spark child from the JVM: one upcall per batch, on the task thread,
 // which exports the batch through the C Data Interface into structs this side allocates and frees.
 type jvmInput struct {
-	t     *task
-	obj   C.jobject
-	index int
-	done  bool
+	t    *task
+	obj  C.jobject
+	name string // for errors: "input 2", "Spark's reader of file 3 of scan 5"
+	done bool
 }
 
 func (in *jvmInput) Next() (*columnar.Batch, error) {
@@ -29,7 +31,7 @@ func (in *jvmInput) Next() (*columnar.Batch, error) {
 	}
 	env := in.t.env
 	if env == nil {
-		return nil, fmt.Errorf("input %d read outside a JNI call", in.index)
+		return nil, fmt.Errorf("%s read outside a JNI call", in.name)
 	}
 	arr := (*cdata.CArrowArray)(C.calloc(1, C.size_t(unsafe.Sizeof(cdata.CArrowArray{}))))
 	sch := (*cdata.CArrowSchema)(C.calloc(1, C.size_t(unsafe.Sizeof(cdata.CArrowSchema{}))))
@@ -49,7 +51,7 @@ func (in *jvmInput) Next() (*columnar.Batch, error) {
 	rec, err := cdata.ImportCRecordBatch(arr, sch)
 	if err != nil {
 		cdata.ReleaseCArrowArray(arr)
-		return nil, fmt.Errorf("import input batch %d: %w", in.index, err)
+		return nil, fmt.Errorf("import a batch of %s: %w", in.name, err)
 	}
 	defer rec.Release()
 	return columnar.FromRecord(rec), nil
@@ -78,4 +80,33 @@ func (r *jvmReserver) Unreserve(n int64) {
 	if env := r.t.env; env != nil {
 		C.call_unreserve(env, r.obj, C.jlong(n))
 	}
+}
+
+// jvmFallback opens file splits with Spark's own reader (the JVM-side NativeFileFallback), for the
+// files the native reader cannot decode. Each opened file is an input like a Spark child's.
+type jvmFallback struct {
+	t   *task
+	obj C.jobject
+}
+
+func (f *jvmFallback) OpenFile(scan string, file int) (exec.InputSource, error) {
+	env := f.t.env
+	if env == nil {
+		return nil, fmt.Errorf("file fallback outside a JNI call")
+	}
+	id, err := strconv.Atoi(scan)
+	if err != nil {
+		return nil, fmt.Errorf("file fallback: scan id %q: %w", scan, err)
+	}
+	local := C.call_fallback_open(env, f.obj, C.jint(id), C.jint(file))
+	if C.exception_pending(env) != 0 {
+		return nil, errJavaException
+	}
+	if local == 0 {
+		return nil, fmt.Errorf("file fallback: no reader for file %d of scan %s", file, scan)
+	}
+	g := C.new_global(env, local)
+	C.delete_local(env, local)
+	f.t.globals = append(f.t.globals, g)
+	return &jvmInput{t: f.t, obj: g, name: fmt.Sprintf("Spark's reader of file %d of scan %s", file, scan)}, nil
 }

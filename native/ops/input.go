@@ -55,16 +55,21 @@ func (in *Input) Next() (*columnar.Batch, error) {
 	if err != nil || b == nil {
 		return nil, err
 	}
-	if len(b.Cols) != len(in.schema) {
+	return conform(b, in.schema, fmt.Sprintf("input %d", in.index))
+}
+
+// conform checks that a batch from the JVM has the columns a plan expects and retags timestamps:
+// Spark tags them with the session zone, the values are UTC micros either way. It takes over b.
+func conform(b *columnar.Batch, schema []sparktype.Field, what string) (*columnar.Batch, error) {
+	if len(b.Cols) != len(schema) {
 		b.Release()
-		return nil, fmt.Errorf("input %d delivered %d columns, expected %d", in.index, len(b.Cols), len(in.schema))
+		return nil, fmt.Errorf("%s delivered %d columns, expected %d", what, len(b.Cols), len(schema))
 	}
 	for i, c := range b.Cols {
-		want := in.schema[i].Type.Arrow()
+		want := schema[i].Type.Arrow()
 		if arrow.TypeEqual(c.DataType(), want) {
 			continue
 		}
-		// Spark tags timestamps with the session zone; the values are UTC micros either way.
 		if c.DataType().ID() == arrow.TIMESTAMP && want.ID() == arrow.TIMESTAMP {
 			d := array.NewData(want, c.Len(), c.Data().Buffers(), nil, c.NullN(), c.Data().Offset())
 			b.Cols[i] = array.MakeFromData(d)
@@ -73,7 +78,7 @@ func (in *Input) Next() (*columnar.Batch, error) {
 			continue
 		}
 		b.Release()
-		return nil, fmt.Errorf("input %d column %s is %s, expected %s", in.index, in.schema[i].Name, c.DataType(), want)
+		return nil, fmt.Errorf("%s column %s is %s, expected %s", what, schema[i].Name, c.DataType(), want)
 	}
 	return b, nil
 }

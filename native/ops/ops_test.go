@@ -2,6 +2,7 @@ package ops
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	bmemory "github.com/bolide-dev/bolide/native/memory"
 
@@ -302,14 +305,79 @@ func TestParquetScanFileErrors(t *testing.T) {
 	}
 }
 
-func writeInt64Parquet(t *testing.T, path string, vals []int64) {
+// A file the native reader cannot decode goes to the task's FileFallback (Spark's reader in the
+// JVM), in the scan's order; without one it fails with Spark's error class, never skipped as
+// corrupt.
+func TestParquetScanHandsUnreadableFilesToSpark(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.parquet")
+	writeInt64Parquet(t, good, []int64{1, 2, 3})
+	lz4 := filepath.Join(dir, "lz4.parquet")
+	writeInt64Parquet(t, lz4, []int64{10, 20}, parquet.WithCompression(compress.Codecs.Lz4Raw))
+	data := []sparktype.Field{{Name: "x", Type: sparktype.LongType, Nullable: true}}
+	split := func(p string) plan.PartitionedFile {
+		return plan.PartitionedFile{Path: "file://" + p, Length: 1 << 30, FileSize: 1 << 30}
+	}
+	run := func(fb exec.FileFallback, policy FileErrorPolicy) ([]int64, error) {
+		ctx := newCtx()
+		ctx.Fallback = fb
+		ctx.Files = map[string][]plan.PartitionedFile{"7": {split(good), split(lz4), split(good)}}
+		scan := NewParquetScan("7", data, nil, nil, policy)
+		defer scan.Close()
+		if err := scan.Open(ctx); err != nil {
+			t.Fatal(err)
+		}
+		var got []int64
+		for {
+			b, err := scan.Next()
+			if err != nil || b == nil {
+				return got, err
+			}
+			got = append(got, b.Cols[0].(*array.Int64).Int64Values()...)
+			b.Release()
+		}
+	}
+	fb := &fakeFallback{t: t, rows: []int64{-10, -20}}
+	got, err := run(fb, FileErrorPolicy{})
+	if err != nil || !equal(got, []int64{1, 2, 3, -10, -20, 1, 2, 3}) || len(fb.opened) != 1 || fb.opened[0] != "7/1" {
+		t.Fatalf("got %v, %v; fallback opened %v", got, err, fb.opened)
+	}
+	_, err = run(nil, FileErrorPolicy{IgnoreCorrupt: true})
+	if se, ok := exec.AsSparkError(err); !ok || se.Class != "FAILED_READ_FILE.NO_HINT" || !strings.Contains(err.Error(), "LZ4_RAW") {
+		t.Fatalf("without a fallback: %v", err)
+	}
+}
+
+type fakeFallback struct {
+	t      *testing.T
+	rows   []int64
+	opened []string
+}
+
+func (f *fakeFallback) OpenFile(scan string, file int) (exec.InputSource, error) {
+	f.opened = append(f.opened, fmt.Sprintf("%s/%d", scan, file))
+	b := array.NewInt64Builder(memory.DefaultAllocator)
+	defer b.Release()
+	b.AppendValues(f.rows, nil)
+	return &onceSource{b: columnar.NewBatch([]arrow.Array{b.NewArray()}, len(f.rows))}, nil
+}
+
+type onceSource struct{ b *columnar.Batch }
+
+func (s *onceSource) Next() (*columnar.Batch, error) {
+	b := s.b
+	s.b = nil
+	return b, nil
+}
+
+func writeInt64Parquet(t *testing.T, path string, vals []int64, opts ...parquet.WriterProperty) {
 	t.Helper()
 	schema := arrow.NewSchema([]arrow.Field{{Name: "x", Type: arrow.PrimitiveTypes.Int64, Nullable: true}}, nil)
 	f, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := pqarrow.NewFileWriter(schema, f, nil, pqarrow.DefaultWriterProps())
+	w, err := pqarrow.NewFileWriter(schema, f, parquet.NewWriterProperties(opts...), pqarrow.DefaultWriterProps())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,9 @@ import (
 // ParquetScan reads the task's splits of a Parquet file scan: the data columns Spark requires,
 // followed by the partition columns of Hive-style directories (constant per file).
 //
+// A file the native reader cannot decode (*parquet.UnsupportedError: an LZ4 codec, encryption) is
+// read by Spark's own reader through the task's FileFallback, so the query still answers.
+//
 // Unreadable files are handled like Spark's FileScanRDD: with ignoreMissingFiles a file that is
 // gone is skipped; with ignoreCorruptFiles a file that fails to open or decode is skipped from
 // that point on (batches already returned stay, as in Spark). Otherwise the error is Spark's
@@ -31,13 +34,14 @@ type ParquetScan struct {
 	schema     []sparktype.Field
 	files      FileErrorPolicy
 
-	ctx     *exec.TaskContext
-	splits  []plan.PartitionedFile
-	next    int
-	reader  *parquet.Reader
-	consts  []any  // partition values of the current file
-	uri     string // the current file as Spark names it
-	skipped int    // files (or their rest) skipped under the policy
+	ctx      *exec.TaskContext
+	splits   []plan.PartitionedFile
+	next     int
+	reader   *parquet.Reader
+	fallback exec.InputSource // the current file, read by Spark
+	consts   []any            // partition values of the current file
+	uri      string           // the current file as Spark names it
+	skipped  int              // files (or their rest) skipped under the policy
 }
 
 // FileErrorPolicy is Spark's spark.sql.files.ignoreCorruptFiles / ignoreMissingFiles (or the
@@ -104,6 +108,15 @@ func (s *ParquetScan) openNext() (bool, error) {
 	spec := &parquet.ScanSpec{Columns: s.data, Filters: s.filters, BatchSize: s.ctx.BatchSize(),
 		CaseSensitive: s.ctx.Conf != nil && s.ctx.Conf.CaseSensitive}
 	r, err := parquet.Open(path, f.Start, f.Length, spec, s.ctx.Alloc)
+	var unsupported *parquet.UnsupportedError
+	if errors.As(err, &unsupported) && s.ctx.Fallback != nil {
+		src, ferr := s.ctx.Fallback.OpenFile(s.nodeID, s.next-1)
+		if ferr != nil {
+			return false, fmt.Errorf("read %s with Spark's reader (%v): %w", s.uri, unsupported, ferr)
+		}
+		s.fallback = src
+		return true, nil
+	}
 	if err != nil {
 		return false, err
 	}
@@ -120,6 +133,10 @@ func (s *ParquetScan) fileError(err error) error {
 		return err
 	}
 	cause := fe.Err
+	var unsupported *parquet.UnsupportedError
+	if errors.As(err, &unsupported) {
+		return exec.FailedReadFile("NO_HINT", s.uri, cause, nil) // not corrupt: never skipped
+	}
 	if errors.Is(err, fs.ErrNotExist) {
 		if s.files.IgnoreMissing {
 			s.skipped++
@@ -141,6 +158,17 @@ func (s *ParquetScan) fileError(err error) error {
 
 func (s *ParquetScan) Next() (*columnar.Batch, error) {
 	for {
+		if s.fallback != nil {
+			b, err := s.fallback.Next()
+			if err != nil {
+				return nil, err
+			}
+			if b == nil {
+				s.fallback = nil
+				continue
+			}
+			return conform(b, s.schema, "Spark's reader of "+s.uri)
+		}
 		if s.reader == nil {
 			ok, err := s.openNext()
 			if err != nil {
@@ -151,6 +179,9 @@ func (s *ParquetScan) Next() (*columnar.Batch, error) {
 			}
 			if !ok {
 				return nil, nil
+			}
+			if s.reader == nil {
+				continue // handed to Spark's reader
 			}
 		}
 		b, err := s.reader.Next()

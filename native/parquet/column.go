@@ -45,7 +45,6 @@ type cursor struct {
 	idx   []int32 // dictionary indexes, when the page is dictionary-encoded
 	dict  pq.Dictionary
 	bools *rleBools // BOOLEAN columns: decodes the values of RLE pages (see rleBools)
-	err   error     // the chunk cannot be read (see chunkError)
 }
 
 func (c *cursor) start(pages pq.Pages) {
@@ -62,7 +61,7 @@ func (c *cursor) stop() {
 		c.pages.Close()
 		c.pages = nil
 	}
-	c.def, c.idx, c.dict, c.vals, c.err = nil, nil, nil, rawVals{}, nil
+	c.def, c.idx, c.dict, c.vals = nil, nil, nil, rawVals{}
 	c.nrows, c.row, c.val = 0, 0, 0
 	if c.bools != nil {
 		c.bools.stop()
@@ -74,9 +73,6 @@ func (c *cursor) load() error {
 	if c.page != nil {
 		pq.Release(c.page)
 		c.page = nil
-	}
-	if c.err != nil {
-		return c.err
 	}
 	if c.pages == nil {
 		return errEOFInChunk
@@ -219,7 +215,6 @@ func (c *column) init() {
 
 func (c *column) start(fc *pq.FileColumnChunk, md *format.ColumnMetaData) {
 	c.cur.start(fc.Pages())
-	c.cur.err = chunkError(md)
 	if c.leaf.phys == format.Boolean {
 		if c.cur.bools == nil {
 			c.cur.bools = &rleBools{}
@@ -229,17 +224,6 @@ func (c *column) start(fc *pq.FileColumnChunk, md *format.ColumnMetaData) {
 }
 
 func (c *column) stop() { c.cur.stop() }
-
-// chunkError refuses the column chunks that parquet-go (v0.32.0) would decode wrong without an
-// error. LZ4_RAW: its decoder decompresses into a new buffer when the pooled one is shorter than 3x
-// the compressed page, then keeps the pooled one, so poorly compressible pages read back as stale
-// bytes.
-func chunkError(md *format.ColumnMetaData) error {
-	if md.Codec == format.Lz4Raw {
-		return fmt.Errorf("LZ4_RAW compression is not supported (parquet-go v0.32.0 decompresses some of its pages wrong)")
-	}
-	return nil
-}
 
 func (c *column) releaseScratch() {
 	if c.dec != nil {

@@ -148,6 +148,9 @@ func Open(path string, start, length int64, spec *ScanSpec, alloc memory.Allocat
 		}
 		r.cols = append(r.cols, c)
 	}
+	if err := checkSupported(r.meta, r.cols); err != nil {
+		return nil, err
+	}
 	preds, err := planPredicates(schema, spec.Filters, spec.Columns, spec.CaseSensitive)
 	if err != nil {
 		return nil, err
@@ -319,12 +322,64 @@ func checkTail(f *os.File, size int64) error {
 	if _, err := (pathlessReader{f}).ReadAt(tail[:], size-8); err != nil {
 		return fmt.Errorf("read the footer length: %w", err)
 	}
-	if string(tail[4:]) != "PAR1" {
+	switch string(tail[4:]) {
+	case "PAR1":
+	case "PARE":
+		return &UnsupportedError{What: "encrypted footer (Parquet modular encryption)"}
+	default:
 		return fmt.Errorf("not a Parquet file: expected magic number PAR1 at the tail, found %q", tail[4:])
 	}
 	n := int64(binary.LittleEndian.Uint32(tail[:4]))
 	if n > size-12 {
 		return fmt.Errorf("corrupt file: the footer of %d bytes does not fit in the file (%d bytes)", n, size)
+	}
+	return nil
+}
+
+// UnsupportedError: the file uses a feature the native reader cannot decode (or that parquet-go
+// would decode wrong), found before any row is read. Spark can read such a file: the scan hands
+// it to Spark's own reader instead of failing.
+type UnsupportedError struct{ What string }
+
+func (e *UnsupportedError) Error() string { return "not readable natively: " + e.What }
+
+// supportedCodecs are the codecs parquet-go decodes correctly. LZ4_RAW is not among them: v0.32.0
+// decompresses into a new buffer when the pooled one is shorter than 3x the compressed page, then
+// keeps the pooled one, so poorly compressible pages read back as stale bytes. LZ4 (Hadoop framing)
+// and LZO it does not know.
+var supportedCodecs = map[format.CompressionCodec]bool{
+	format.Uncompressed: true, format.Snappy: true, format.Gzip: true, format.Brotli: true, format.Zstd: true,
+}
+
+var supportedEncodings = map[format.Encoding]bool{
+	format.Plain: true, format.PlainDictionary: true, format.RLE: true, format.BitPacked: true,
+	format.DeltaBinaryPacked: true, format.DeltaLengthByteArray: true, format.DeltaByteArray: true,
+	format.RLEDictionary: true, format.ByteStreamSplit: true,
+}
+
+// checkSupported looks at the metadata of every chunk of the columns to read, in every row group
+// (parquet-go decompresses all of a column's chunks with the codec of its first row group's chunk,
+// so a file whose row groups differ in codec would read wrong).
+func checkSupported(meta *format.FileMetaData, cols []*column) error {
+	for _, c := range cols {
+		if c.leaf == nil {
+			continue
+		}
+		for i := range meta.RowGroups {
+			md := &meta.RowGroups[i].Columns[c.leaf.index].MetaData
+			if !supportedCodecs[md.Codec] {
+				return &UnsupportedError{What: fmt.Sprintf("column %s is compressed with %s", c.leaf.name, md.Codec)}
+			}
+			if first := meta.RowGroups[0].Columns[c.leaf.index].MetaData.Codec; md.Codec != first {
+				return &UnsupportedError{What: fmt.Sprintf("column %s changes codec between row groups (%s, %s)",
+					c.leaf.name, first, md.Codec)}
+			}
+			for _, e := range md.Encoding {
+				if !supportedEncodings[e] {
+					return &UnsupportedError{What: fmt.Sprintf("column %s uses encoding %s", c.leaf.name, e)}
+				}
+			}
+		}
 	}
 	return nil
 }

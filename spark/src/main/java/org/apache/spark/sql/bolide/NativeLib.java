@@ -22,9 +22,12 @@ public final class NativeLib {
 
   /**
    * Builds one task's native block from a JSON TaskRequest. {@code inputs} deliver the batches of
-   * the block's children that stay in Spark; {@code reserver} may be null (no accounting).
+   * the block's children that stay in Spark; {@code reserver} may be null (no accounting);
+   * {@code fallback} reads the files the native scans cannot decode with Spark's reader (may be
+   * null: such files then fail the task).
    */
-  public static native long createPlan(byte[] request, NativeInput[] inputs, NativeMemoryReserver reserver);
+  public static native long createPlan(
+      byte[] request, NativeInput[] inputs, NativeMemoryReserver reserver, NativeFileFallback fallback);
 
   /** Exports the block's output schema into an ArrowSchema at {@code schemaAddress}. */
   public static native void exportSchema(long handle, long schemaAddress);

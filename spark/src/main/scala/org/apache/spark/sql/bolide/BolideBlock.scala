@@ -24,20 +24,23 @@ object BolideBlock {
       if (c.supportsColumnar) c.executeColumnar()
       else BolideRowToArrowExec.toArrow(c.execute(), c.schema, BolideConf.BATCH_SIZE.getInt(sqlConf))
     }
-    val scanParts = scans.toSeq.map { case (id, s) =>
+    val fileRDDs = scans.toSeq.map { case (id, s) =>
       s.inputRDD match {
-        case f: FileScanRDD => (id, f.filePartitions.toArray, s.relation.partitionSchema)
+        case f: FileScanRDD => (id, s, f)
         case other => throw new IllegalStateException(
           s"${s.nodeName} produced ${other.getClass.getSimpleName}, not a FileScanRDD")
       }
     }
+    val scanParts = fileRDDs.map { case (id, s, f) => (id, f.filePartitions.toArray, s.relation.partitionSchema) }
+    val readers = fileRDDs.map { case (id, s, f) => id -> SparkFileReader.of(s, f) }.toMap
     val counts = inputRDDs.map(_.getNumPartitions) ++ scanParts.map(_._2.length)
     if (counts.distinct.size > 1) {
       throw new IllegalStateException(
         s"${top.nodeName}: inputs of one native block disagree on partitions: ${counts.mkString(", ")}")
     }
     val numPartitions = counts.headOption.getOrElse(1)
-    new BolideBlockRDD(sc, plan, conf, inputRDDs, inputs.toSeq.map(_.schema), scanParts, numPartitions,
+    new BolideBlockRDD(sc, plan, conf, inputRDDs, inputs.toSeq.map(_.schema), scanParts, readers,
+      BolideConf.BATCH_SIZE.getInt(sqlConf), numPartitions,
       top.schema, top.longMetric("numOutputRows"), top.longMetric("numOutputBatches"),
       top.longMetric("nativeTime"))
   }
@@ -69,6 +72,8 @@ class BolideBlockRDD(
     inputs: Seq[RDD[ColumnarBatch]],
     inputSchemas: Seq[StructType],
     scans: Seq[(Int, Array[FilePartition], StructType)],
+    readers: Map[Int, SparkFileReader],
+    batchSize: Int,
     numPartitions: Int,
     schema: StructType,
     numOutputRows: SQLMetric,
@@ -101,7 +106,8 @@ class BolideBlockRDD(
     val offHeap = SparkEnv.get != null &&
       SparkEnv.get.conf.getBoolean("spark.memory.offHeap.enabled", defaultValue = false)
     val reserver = if (offHeap) new NativeMemoryReserver(context.taskMemoryManager()) else null
-    val handle = BolideErrors.rethrow(NativeLib.createPlan(request, nativeInputs, reserver))
+    val fallback = new BolideFileFallback(readers, files.toMap, batchSize, allocator)
+    val handle = BolideErrors.rethrow(NativeLib.createPlan(request, nativeInputs, reserver, fallback))
     val it = new NativeBatchIterator(handle, allocator, reserver, numOutputRows, numOutputBatches, nativeTime)
     context.addTaskCompletionListener[Unit](_ => it.close())
     it

@@ -48,35 +48,45 @@ object BolideRowToArrowExec {
   def toArrow(rows: RDD[InternalRow], schema: StructType, batchSize: Int): RDD[ColumnarBatch] =
     rows.mapPartitions { it =>
       val allocator = BolideArrow.newTaskAllocator("bolide-row-to-arrow")
-      var current: VectorSchemaRoot = null
-      def closeCurrent(): Unit = if (current != null) { current.close(); current = null }
+      val batches = new ArrowBatches(it, schema, batchSize, allocator)
       Option(TaskContext.get()).foreach(_.addTaskCompletionListener[Unit] { _ =>
-        closeCurrent()
+        batches.close()
         allocator.close()
       })
-      new Iterator[ColumnarBatch] {
-        override def hasNext: Boolean = {
-          val more = it.hasNext
-          if (!more) closeCurrent()
-          more
-        }
-        override def next(): ColumnarBatch = {
-          // The previous batch's consumer is done with it (Spark's columnar contract); a native
-          // block that exported it holds its own references.
-          closeCurrent()
-          current = newRoot(schema, allocator)
-          val writer = ArrowWriter.create(current)
-          var n = 0
-          while (n < batchSize && it.hasNext) {
-            writer.write(it.next())
-            n += 1
-          }
-          writer.finish()
-          val vectors = (0 until current.getFieldVectors.size()).map { i =>
-            new ArrowColumnVector(current.getVector(i)): ColumnVector
-          }.toArray
-          new ColumnarBatch(vectors, n)
-        }
-      }
+      batches
     }
+}
+
+/**
+ * Rows into Arrow batches of `batchSize` rows. The previous batch is closed when the next one is
+ * made (its consumer is done with it: Spark's columnar contract; a native block that exported it
+ * holds its own references), the last one at the end or on close.
+ */
+class ArrowBatches(rows: Iterator[InternalRow], schema: StructType, batchSize: Int, allocator: BufferAllocator)
+  extends Iterator[ColumnarBatch] with AutoCloseable {
+  private var current: VectorSchemaRoot = null
+
+  override def close(): Unit = if (current != null) { current.close(); current = null }
+
+  override def hasNext: Boolean = {
+    val more = rows.hasNext
+    if (!more) close()
+    more
+  }
+
+  override def next(): ColumnarBatch = {
+    close()
+    current = BolideRowToArrowExec.newRoot(schema, allocator)
+    val writer = ArrowWriter.create(current)
+    var n = 0
+    while (n < batchSize && rows.hasNext) {
+      writer.write(rows.next())
+      n += 1
+    }
+    writer.finish()
+    val vectors = (0 until current.getFieldVectors.size()).map { i =>
+      new ArrowColumnVector(current.getVector(i)): ColumnVector
+    }.toArray
+    new ColumnarBatch(vectors, n)
+  }
 }

@@ -164,6 +164,24 @@ class FileHandlingSuite extends BolideSuiteBase {
     checkNative(s"SELECT count(*), sum(id), max(s) FROM ${view(d, "magic_t")}", Seq(Scan))
   }
 
+  @Test def filesTheNativeReaderCannotDecodeAreReadBySpark(): Unit = {
+    // LZ4_RAW (parquet-go misdecodes some pages) and Hadoop's LZ4 (it has no decoder): those files
+    // go to Spark's reader from inside the native scan, the others stay native.
+    val d = Files.createTempDirectory(BolideTestSession.dataDir.toPath, "codecs").toFile
+    withConf("spark.bolide.enabled" -> "false") {
+      Seq("snappy", "lz4_raw", "lz4", "zstd").zipWithIndex.foreach { case (codec, k) =>
+        withConf("spark.sql.parquet.compression.codec" -> codec) {
+          spark.range(k * 10000, (k + 1) * 10000, 1, 1).selectExpr("id", "cast(id % 7 as int) AS k",
+            "concat('v', id % 1000) AS s", "id * 0.25 AS d", s"'$codec' AS codec")
+            .write.mode("append").partitionBy("codec").parquet(d.getAbsolutePath)
+        }
+      }
+    }
+    spark.read.parquet(d.getAbsolutePath).createOrReplaceTempView("codecs_t")
+    checkNative("SELECT codec, count(*), sum(id), max(s), sum(d) FROM codecs_t GROUP BY codec", Seq(Scan))
+    checkNative("SELECT * FROM codecs_t WHERE k = 3 AND id % 100 = 1", Seq(Scan))
+  }
+
   @Test def typeMismatchFailsWithSparksErrorClass(): Unit = {
     val d = parquetDir("mismatch")
     checkSameFailure(() => spark.read.schema("id int, k int, s string").parquet(d.getAbsolutePath)
