@@ -13,7 +13,7 @@ import org.junit.Assert._
 
 import org.apache.spark.scheduler.{SparkListener, SparkListenerEvent}
 import org.apache.spark.sql.{Row, SparkSession}
-import org.apache.spark.sql.bolide.BolideSuiteBase
+import org.apache.spark.sql.bolide.{BolideSuiteBase, GeneratedData}
 import org.apache.spark.sql.execution.SparkPlanInfo
 import org.apache.spark.sql.execution.ui.SparkListenerSQLAdaptiveExecutionUpdate
 
@@ -72,7 +72,7 @@ class TpchSuite extends BolideSuiteBase {
 
   private def check(n: Int): Unit = {
     val name = f"q$n%02d"
-    val sql = new String(Files.readAllBytes(new File(repoRoot, s"tpch/queries/q$n.sql").toPath),
+    val sql = new String(Files.readAllBytes(new File(GeneratedData.repoRoot, s"tpch/queries/q$n.sql").toPath),
       StandardCharsets.UTF_8)
     val (keys, limit) = OrderBy(n)
     val t0 = System.nanoTime()
@@ -141,25 +141,8 @@ object TpchSuite {
 
   val Tables = Seq("customer", "lineitem", "nation", "orders", "part", "partsupp", "region", "supplier")
 
-  lazy val repoRoot: File = {
-    var d = new File(System.getProperty("user.dir")).getAbsoluteFile
-    while (d != null && !new File(d, "scripts/tpch-data.sh").isFile) d = d.getParentFile
-    assertNotNull("scripts/tpch-data.sh not found above " + System.getProperty("user.dir"), d)
-    d
-  }
-
   /** Generates the data once (cached under data/tpch/, reused by later runs) and returns its dir. */
-  lazy val dataDir: File = {
-    val pb = new ProcessBuilder("bash", "scripts/tpch-data.sh", ScaleFactor)
-      .directory(repoRoot).redirectError(ProcessBuilder.Redirect.INHERIT)
-    val p = pb.start()
-    val out = new String(p.getInputStream.readAllBytes(), StandardCharsets.UTF_8).trim
-    val rc = p.waitFor()
-    assertEquals(s"scripts/tpch-data.sh $ScaleFactor failed (stdout: $out)", 0, rc)
-    val dir = new File(out.split("\n").last)
-    assertTrue(s"no TPC-H data in $dir", new File(dir, "_COMPLETE").isFile)
-    dir
-  }
+  lazy val dataDir: File = GeneratedData.dir("scripts/tpch-data.sh", ScaleFactor)
 
   /** Native operators in the plans AQE reports while a query executes (its stages as they ran). */
   object StageListener extends SparkListener {
@@ -299,7 +282,7 @@ object TpchSuite {
   @AfterClass def writeReport(): Unit = synchronized {
     if (reports.isEmpty) return
     val text = markdown()
-    val out = new File(repoRoot, "build/tpch-native-report.md")
+    val out = new File(GeneratedData.repoRoot, "build/tpch-native-report.md")
     out.getParentFile.mkdirs()
     Files.write(out.toPath, text.getBytes(StandardCharsets.UTF_8))
     println(text)
