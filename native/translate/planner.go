@@ -30,7 +30,11 @@ func decide(n *plan.Node, conf *plan.Conf, resp *plan.PlanResponse) exec.Operato
 		d.Reason = err.Error()
 	} else {
 		d.Native = true
-		d.Name = rules[plan.ShortClass(n.Class)].Name
+		r := rules[plan.ShortClass(n.Class)]
+		d.Name = r.Name
+		if r.EndsBlock {
+			op = nil // the parent reads the Spark wrapper's rows as an input
+		}
 	}
 	resp.Decisions = append(resp.Decisions, d)
 	return op

@@ -26,6 +26,10 @@ type Rule struct {
 	ConfKey string
 	Doc     string
 	Build   Builder
+	// EndsBlock: the native operator does only the per-partition part of the Spark node, and a
+	// Spark wrapper the rest (TakeOrderedAndProject), so a parent never joins its block: the
+	// parent reads the wrapper's output as an input from Spark.
+	EndsBlock bool
 }
 
 var rules = map[string]Rule{}

@@ -10,7 +10,7 @@ import com.fasterxml.jackson.databind.ObjectMapper
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.rules.Rule
-import org.apache.spark.sql.execution.{CollectLimitExec, ColumnarRule, ColumnarToRowExec, RowToColumnarExec, SparkPlan, UnionExec}
+import org.apache.spark.sql.execution.{CollectLimitExec, ColumnarRule, ColumnarToRowExec, RowToColumnarExec, SparkPlan, TakeOrderedAndProjectExec, UnionExec}
 import org.apache.spark.sql.internal.SQLConf
 
 /**
@@ -50,6 +50,13 @@ object BolidePlanRule extends Rule[SparkPlan] with Logging {
       val d = decisions.getOrElse(ids.get(p).intValue, Decision(native = false, "", "not planned"))
       p match {
         case b: BolideExec => b.withNewChildren(newChildren)
+        case t: TakeOrderedAndProjectExec if d.native =>
+          // Native: the top-k of each partition, rows of the child; after the transitions, Spark's
+          // own logic is put above it to merge the partitions, drop the offset and project
+          // (BolideTransitionRule).
+          val b = BolideExec(d.name, t, newChildren, childRows = Some(t.sortOrder))
+          b.copyTagsFrom(p)
+          b
         case _ if d.native =>
           // Tags carry the logical link AQE needs to create query stages.
           val b = BolideExec(d.name, p, newChildren)
@@ -72,22 +79,43 @@ object BolidePlanRule extends Rule[SparkPlan] with Logging {
     n.startsWith("AdaptiveSparkPlan") || n.contains("QueryStage") || n == "InputAdapter" ||
       n == "WholeStageCodegenExec" || n.contains("ColumnarToRow") || n.contains("RowToColumnar") ||
       n == "ReusedExchangeExec" || n == "AQEShuffleReadExec" || n == "BolideRowToArrowExec" ||
-      n == "BolideCollectLimitExec" || n == "SubqueryExec" || n == "ReusedSubqueryExec" ||
+      n == "BolideCollectLimitExec" || n == "BolideTakeOrderedAndProjectExec" || n == "SubqueryExec" ||
+      n == "ReusedSubqueryExec" ||
       n == "SubqueryBroadcastExec" || n == "SubqueryAdaptiveBroadcastExec"
   }
 }
 
 object BolideTransitionRule extends Rule[SparkPlan] {
+  /** A native TakeOrderedAndProject's top-k, which needs Spark's merge above it. */
+  private object TopK {
+    def unapply(p: SparkPlan): Option[(TakeOrderedAndProjectExec, BolideExec)] = p match {
+      case b @ BolideExec(_, t: TakeOrderedAndProjectExec, _, Some(_)) => Some((t, b))
+      case _ => None
+    }
+  }
+
   override def apply(plan: SparkPlan): SparkPlan = plan.transformUp {
-    case ColumnarToRowExec(b @ BolideExec(_, limit: CollectLimitExec, _)) =>
+    case ColumnarToRowExec(b @ BolideExec(_, limit: CollectLimitExec, _, _)) =>
       BolideCollectLimitExec(limit, b)
+    case ColumnarToRowExec(TopK(t, b)) => BolideTakeOrderedAndProjectExec(t, b)
     // Spark's columnar union ignores the partitioning it reports (see BolideUnionExec).
     case u: UnionExec if u.supportsColumnar && u.children.exists(_.isInstanceOf[BolideExec]) =>
-      BolideUnionExec(u, u.children)
-    case b: BolideExec if b.children.exists(_.isInstanceOf[RowToColumnarExec]) =>
-      b.withNewChildren(b.children.map {
+      BolideUnionExec(u, topKMerged(u.children))
+    case b: BolideExec if b.children.exists(c => c.isInstanceOf[RowToColumnarExec] || TopK.unapply(c).isDefined) =>
+      b.withNewChildren(topKMerged(b.children).map {
         case r: RowToColumnarExec => BolideRowToArrowExec(r.child)
         case c => c
       })
+    // Any other columnar parent of a top-k reads the merged rows too, never the top-k's own.
+    case p if p.supportsColumnar && p.children.exists(TopK.unapply(_).isDefined) =>
+      p.withNewChildren(topKMerged(p.children))
+  } match {
+    case TopK(t, b) => BolideRowToArrowExec(BolideTakeOrderedAndProjectExec(t, b))
+    case other => other
+  }
+
+  private def topKMerged(children: Seq[SparkPlan]): Seq[SparkPlan] = children.map {
+    case TopK(t, b) => BolideRowToArrowExec(BolideTakeOrderedAndProjectExec(t, b))
+    case c => c
   }
 }

@@ -36,7 +36,8 @@ object BolideConf {
 
   /** Operators with a per-operator switch: spark.bolide.exec.<name>.enabled. */
   val OperatorNames: Seq[String] = Seq(
-    "scan", "filter", "project", "hashAggregate", "localLimit", "globalLimit", "collectLimit")
+    "scan", "filter", "project", "hashAggregate", "localLimit", "globalLimit", "collectLimit", "sort",
+    "takeOrderedAndProject")
 
   val operatorEntries: Seq[Entry] = OperatorNames.map { op =>
     entry(s"spark.bolide.exec.$op.enabled", "true",

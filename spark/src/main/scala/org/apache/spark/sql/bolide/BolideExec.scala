@@ -15,11 +15,19 @@ import org.apache.spark.sql.vectorized.ColumnarBatch
  * BolideHashAggregate). Contiguous Bolide nodes form one native block: only the block's top node
  * executes, shipping the whole block to Go once per task; the others are parts of its plan.
  */
-case class BolideExec(nativeName: String, original: SparkPlan, children: Seq[SparkPlan])
+case class BolideExec(
+    nativeName: String,
+    original: SparkPlan,
+    children: Seq[SparkPlan],
+    childRows: Option[Seq[SortOrder]] = None)
   extends SparkPlan with BolideNode {
 
+  // childRows: the native operator does the per-partition part of `original` and outputs rows of
+  // its child, in this order (TakeOrderedAndProject's top-k); a Spark wrapper above it does the
+  // rest (BolideTakeOrderedAndProjectExec).
   override def nodeName: String = nativeName
-  override def output: Seq[Attribute] = original.output
+  override def output: Seq[Attribute] =
+    if (childRows.isDefined) original.children.head.output else original.output
 
   /**
    * The Spark node over this node's current children: `original` keeps the children it had when
@@ -31,8 +39,9 @@ case class BolideExec(nativeName: String, original: SparkPlan, children: Seq[Spa
     if (children.isEmpty) original
     else try original.withNewChildren(children) catch { case _: Exception => original }
 
-  override def outputPartitioning: Partitioning = current.outputPartitioning
-  override def outputOrdering: Seq[SortOrder] = current.outputOrdering
+  override def outputPartitioning: Partitioning =
+    if (childRows.isDefined) children.head.outputPartitioning else current.outputPartitioning
+  override def outputOrdering: Seq[SortOrder] = childRows.getOrElse(current.outputOrdering)
   override def supportsColumnar: Boolean = true
 
   // The block runs the subqueries of the Spark node it stands for (BolideBlock.waitForSubqueries);
@@ -59,7 +68,8 @@ case class BolideExec(nativeName: String, original: SparkPlan, children: Seq[Spa
     copy(children = newChildren)
 
   override def doCanonicalize(): SparkPlan =
-    BolideExec(nativeName, original.canonicalized, children.map(_.canonicalized))
+    BolideExec(nativeName, original.canonicalized, children.map(_.canonicalized),
+      childRows.map(_.map(_.canonicalized.asInstanceOf[SortOrder])))
 }
 
 /** A node that runs as Bolide (counted as native in explain and tests): named Bolide*. */

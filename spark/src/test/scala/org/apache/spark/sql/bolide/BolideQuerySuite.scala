@@ -129,8 +129,15 @@ class BolideQuerySuite extends BolideSuiteBase {
     // A LIMIT under an aggregate uses local and global limits.
     checkNative("SELECT count(*), sum(l) FROM (SELECT l FROM types WHERE i > 0 LIMIT 100)",
       Seq(Scan, Filter, "BolideLocalLimit"))
-    // A top-level LIMIT is a CollectLimit: each partition keeps limit + offset rows natively, then
-    // Spark's CollectLimit logic takes the first rows (the same rows in both engines).
+    // With an offset, GlobalLimitExec(limit = 27, offset = 7) keeps rows [7, 27): Spark's limit
+    // counts the offset rows.
+    checkNative("SELECT count(*) FROM (SELECT l FROM types WHERE i > 0 LIMIT 20 OFFSET 7)",
+      Seq(Scan, "BolideLocalLimit", "BolideGlobalLimit"))
+    checkNative("SELECT count(*) FROM (SELECT l FROM types LIMIT 5000 OFFSET 1990)",
+      Seq(Scan, "BolideGlobalLimit"))
+    // A top-level LIMIT is a CollectLimit: each partition keeps `limit` rows natively (the limit
+    // counts the offset rows), then Spark's CollectLimit logic takes the first rows and drops the
+    // offset (the same rows in both engines).
     Seq("SELECT id, str FROM types WHERE i > 0 LIMIT 10", "SELECT id FROM types LIMIT 5 OFFSET 3",
       "SELECT * FROM types WHERE id > 1990 LIMIT 100").foreach { q =>
       checkNative(q, Seq(Scan, "BolideCollectLimit"), ordered = true)
