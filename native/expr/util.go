@@ -84,6 +84,11 @@ func unsupported(format string, args ...any) error {
 // evaluating them on every row could raise an error Spark never raises.
 type failer interface{ mayFail() bool }
 
+// MayFail reports whether evaluating e can raise an error (ANSI arithmetic, casts, ...) on some
+// input: operators that must evaluate only where Spark would (Spark stops at the first match of
+// a semi join's condition) refuse such expressions.
+func MayFail(e Expr) bool { return mayFail(e) }
+
 func mayFail(e Expr) bool {
 	if f, ok := e.(failer); ok {
 		return f.mayFail()

@@ -4,7 +4,11 @@ import scala.collection.mutable.ArrayBuffer
 
 import org.apache.spark.{OneToOneDependency, Partition, SparkContext, SparkEnv, TaskContext}
 import org.apache.spark.rdd.RDD
+import org.apache.spark.broadcast.Broadcast
 import org.apache.spark.sql.execution.{ExecSubqueryExpression, FileSourceScanExec, SparkPlan}
+import org.apache.spark.sql.execution.adaptive.BroadcastQueryStageExec
+import org.apache.spark.sql.execution.exchange.{BroadcastExchangeLike, ReusedExchangeExec}
+import org.apache.spark.sql.execution.joins.BolideBroadcastRows
 import org.apache.spark.sql.execution.datasources.{FilePartition, FileScanRDD}
 import org.apache.spark.sql.execution.metric.SQLMetric
 import org.apache.spark.sql.internal.SQLConf
@@ -20,10 +24,12 @@ object BolideBlock {
     val plan = PlanEncoder.encodeBlock(top, inputs, scans)
     val sqlConf = SQLConf.get
     val conf = PlanEncoder.confJson(sqlConf)
-    val inputRDDs = inputs.toSeq.map { c =>
-      if (c.supportsColumnar) c.executeColumnar()
-      else BolideRowToArrowExec.toArrow(c.execute(), c.schema, BolideConf.BATCH_SIZE.getInt(sqlConf))
+    val blockInputs: Seq[BlockInput] = inputs.toSeq.map { c =>
+      if (isBroadcast(c)) Broadcasted(c.executeBroadcast[Any]())
+      else if (c.supportsColumnar) Partitioned(c.executeColumnar())
+      else Partitioned(BolideRowToArrowExec.toArrow(c.execute(), c.schema, BolideConf.BATCH_SIZE.getInt(sqlConf)))
     }
+    val inputRDDs = blockInputs.collect { case Partitioned(rdd) => rdd }
     val fileRDDs = scans.toSeq.map { case (id, s) =>
       s.inputRDD match {
         case f: FileScanRDD => (id, s, f)
@@ -39,10 +45,24 @@ object BolideBlock {
         s"${top.nodeName}: inputs of one native block disagree on partitions: ${counts.mkString(", ")}")
     }
     val numPartitions = counts.headOption.getOrElse(1)
-    new BolideBlockRDD(sc, plan, conf, inputRDDs, inputs.toSeq.map(_.schema), scanParts, readers,
+    new BolideBlockRDD(sc, plan, conf, blockInputs, inputs.toSeq.map(_.schema), scanParts, readers,
       BolideConf.BATCH_SIZE.getInt(sqlConf), numPartitions,
       top.schema, top.longMetric("numOutputRows"), top.longMetric("numOutputBatches"),
       top.longMetric("nativeTime"))
+  }
+
+  /** The task's accounting of native memory against Spark's off-heap pool; null when off-heap is off. */
+  def newReserver(context: TaskContext): NativeMemoryReserver = {
+    val offHeap = SparkEnv.get != null &&
+      SparkEnv.get.conf.getBoolean("spark.memory.offHeap.enabled", defaultValue = false)
+    if (offHeap) new NativeMemoryReserver(context.taskMemoryManager()) else null
+  }
+
+  /** A broadcast child (the build side of a broadcast join): every task reads all of it. */
+  def isBroadcast(p: SparkPlan): Boolean = p match {
+    case _: BroadcastExchangeLike | _: BroadcastQueryStageExec => true
+    case r: ReusedExchangeExec => r.child.isInstanceOf[BroadcastExchangeLike]
+    case _ => false
   }
 
   /**
@@ -62,6 +82,15 @@ object BolideBlock {
   }
 }
 
+/** A Spark child of a native block: partitioned like the block, or broadcast to every task. */
+sealed trait BlockInput
+final case class Partitioned(rdd: RDD[ColumnarBatch]) extends BlockInput
+final case class Broadcasted(value: Broadcast[Any]) extends BlockInput
+
+object BlockInput {
+  def partitioned(inputs: Seq[BlockInput]): Seq[RDD[ColumnarBatch]] = inputs.collect { case Partitioned(r) => r }
+}
+
 class BolideBlockPartition(val index: Int, val parents: Seq[Partition], val files: Seq[FilePartition])
   extends Partition
 
@@ -69,7 +98,7 @@ class BolideBlockRDD(
     sc: SparkContext,
     plan: String,
     conf: String,
-    inputs: Seq[RDD[ColumnarBatch]],
+    blockInputs: Seq[BlockInput],
     inputSchemas: Seq[StructType],
     scans: Seq[(Int, Array[FilePartition], StructType)],
     readers: Map[Int, SparkFileReader],
@@ -79,7 +108,9 @@ class BolideBlockRDD(
     numOutputRows: SQLMetric,
     numOutputBatches: SQLMetric,
     nativeTime: SQLMetric)
-  extends RDD[ColumnarBatch](sc, inputs.map(new OneToOneDependency(_))) {
+  extends RDD[ColumnarBatch](sc, BlockInput.partitioned(blockInputs).map(new OneToOneDependency(_))) {
+
+  private def inputs: Seq[RDD[ColumnarBatch]] = BlockInput.partitioned(blockInputs)
 
   override protected def getPartitions: Array[Partition] =
     Array.tabulate[Partition](numPartitions) { i =>
@@ -100,15 +131,29 @@ class BolideBlockRDD(
     val request = PlanEncoder.taskRequest(conf, plan, files,
       scans.map { case (id, _, ps) => id -> ps }.toMap, p.index)
     val allocator = BolideArrow.newTaskAllocator(s"bolide-task-${context.taskAttemptId()}")
-    val nativeInputs: Array[NativeInput] = inputs.indices.map { k =>
-      new ArrowInput(inputs(k).iterator(p.parents(k), context), inputSchemas(k), allocator): NativeInput
+    // Batches this task writes itself (broadcast rows, files read by Spark): closed with the block.
+    val owned = ArrayBuffer.empty[AutoCloseable]
+    val parents = p.parents.iterator
+    val nativeInputs: Array[NativeInput] = blockInputs.indices.map { k =>
+      val batches = blockInputs(k) match {
+        case Partitioned(rdd) => rdd.iterator(parents.next(), context)
+        case Broadcasted(b) =>
+          val rows = new ArrowBatches(BolideBroadcastRows(b.value), inputSchemas(k), batchSize, allocator)
+          owned += rows
+          rows
+      }
+      new ArrowInput(batches, inputSchemas(k), allocator): NativeInput
     }.toArray
-    val offHeap = SparkEnv.get != null &&
-      SparkEnv.get.conf.getBoolean("spark.memory.offHeap.enabled", defaultValue = false)
-    val reserver = if (offHeap) new NativeMemoryReserver(context.taskMemoryManager()) else null
-    val fallback = new BolideFileFallback(readers, files.toMap, batchSize, allocator)
-    val handle = BolideErrors.rethrow(NativeLib.createPlan(request, nativeInputs, reserver, fallback))
-    val it = new NativeBatchIterator(handle, allocator, reserver, numOutputRows, numOutputBatches, nativeTime)
+    val reserver = BolideBlock.newReserver(context)
+    val fallback = new BolideFileFallback(readers, files.toMap, batchSize, allocator, owned += _)
+    val handle = try BolideErrors.rethrow(NativeLib.createPlan(request, nativeInputs, reserver, fallback)) catch {
+      case t: Throwable =>
+        owned.foreach(_.close())
+        allocator.close()
+        throw t
+    }
+    val it = new NativeBatchIterator(handle, allocator, reserver, numOutputRows, numOutputBatches, nativeTime,
+      () => owned.foreach(_.close()))
     context.addTaskCompletionListener[Unit](_ => it.close())
     it
   }

@@ -103,6 +103,8 @@ object BolideTransitionRule extends Rule[SparkPlan] {
       BolideUnionExec(u, topKMerged(u.children))
     case b: BolideExec if b.children.exists(c => c.isInstanceOf[RowToColumnarExec] || TopK.unapply(c).isDefined) =>
       b.withNewChildren(topKMerged(b.children).map {
+        // A broadcast is read whole by every task of the block (BolideBlock), not as rows.
+        case r: RowToColumnarExec if BolideBlock.isBroadcast(r.child) => r.child
         case r: RowToColumnarExec => BolideRowToArrowExec(r.child)
         case c => c
       })

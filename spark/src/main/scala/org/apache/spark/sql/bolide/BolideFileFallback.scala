@@ -45,7 +45,8 @@ class BolideFileFallback(
     readers: Map[Int, SparkFileReader],
     files: Map[Int, Array[PartitionedFile]],
     batchSize: Int,
-    allocator: BufferAllocator) extends NativeFileFallback {
+    allocator: BufferAllocator,
+    own: AutoCloseable => Unit) extends NativeFileFallback {
 
   override def open(scanId: Int, fileIndex: Int): NativeInput = {
     val reader = readers.getOrElse(scanId,
@@ -55,7 +56,11 @@ class BolideFileFallback(
     val out = reader.read(file).asInstanceOf[Iterator[Any]].buffered
     val batches: Iterator[ColumnarBatch] =
       if (out.hasNext && out.head.isInstanceOf[ColumnarBatch]) out.map(_.asInstanceOf[ColumnarBatch])
-      else new ArrowBatches(out.map(_.asInstanceOf[InternalRow]), reader.schema, batchSize, allocator)
+      else {
+        val rows = new ArrowBatches(out.map(_.asInstanceOf[InternalRow]), reader.schema, batchSize, allocator)
+        own(rows)
+        rows
+      }
     new ArrowInput(batches, reader.schema, allocator)
   }
 }

@@ -21,7 +21,8 @@ class NativeBatchIterator(
     reserver: NativeMemoryReserver,
     numOutputRows: SQLMetric,
     numOutputBatches: SQLMetric,
-    nativeTime: SQLMetric)
+    nativeTime: SQLMetric,
+    closeInputs: () => Unit = () => ())
   extends Iterator[ColumnarBatch] with AutoCloseable with Logging {
 
   private var open = true
@@ -72,6 +73,8 @@ class NativeBatchIterator(
     open = false
     try root.close() finally {
       try NativeLib.close(handle) finally {
+        // Go has released what it imported; the batches the task made itself can go.
+        try closeInputs() catch { case t: Throwable => logWarning(s"Bolide task inputs: ${t.getMessage}") }
         if (reserver != null) reserver.releaseAll()
         try allocator.close() catch {
           case t: Throwable => logWarning(s"Bolide task allocator: ${t.getMessage}")
