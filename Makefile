@@ -43,11 +43,14 @@ test-go: lint
 	cd native && go test -race -count=1 ./...
 	bash scripts/parquet-corpus.sh
 
-# TpchSuite and TpcdsTablesSuite read TPC-H and TPC-DS SF 0.01 (generated once, cached under data/;
-# the suites would generate them too, this only shows the one-time generator install outside of
-# Surefire's output).
-test-jvm: $(NATIVE_LIB) data/tpch/sf0.01/_COMPLETE data/tpcds/sf0.01/_COMPLETE
+# TpchSuite and TpcdsTablesSuite read TPC-H and TPC-DS SF 0.01, ClusterSuite runs executors from
+# Spark's distribution (each made once, cached under data/; the suites would make them too, this
+# only keeps the one-time generator install and download outside of Surefire's output).
+test-jvm: $(NATIVE_LIB) data/tpch/sf0.01/_COMPLETE data/tpcds/sf0.01/_COMPLETE data/spark/spark-4.1.3/_COMPLETE
 	mvn -B -ntp -f spark/pom.xml test
+
+data/spark/spark-%/_COMPLETE:
+	bash scripts/spark-dist.sh
 
 # TPC-H Parquet at any scale factor: `make tpch-data SF=10` (scripts/tpch-data.sh, cached in data/tpch/).
 tpch-data:

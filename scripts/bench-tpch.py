@@ -61,7 +61,8 @@ def common_confs(args):
 
 def engine_confs(engine):
     if engine == "bolide":  # as README.md says
-        return [("spark.plugins", "org.apache.spark.sql.bolide.BolidePlugin")]
+        return [("spark.plugins", "org.apache.spark.sql.bolide.BolidePlugin"),
+                ("spark.shuffle.manager", "org.apache.spark.sql.bolide.shuffle.BolideShuffleManager")]
     if engine == "comet":  # as Comet's installation guide says (the JAR is on the JVM's classpath)
         return [
             ("spark.plugins", "org.apache.spark.CometPlugin"),
@@ -176,7 +177,7 @@ class Engine:
             return {"error": kv.get("message", line)}
         return {"seconds": float(kv["seconds"]), "rows": int(kv["rows"]), "hash": kv["hash"],
                 "ordered": kv.get("ordered") == "true", "fallbacks": kv.get("fallbacks", ""),
-                "operators": kv.get("operators", "")}
+                "operators": kv.get("operators", ""), "shuffle_bytes": int(kv.get("shuffleBytes", "0") or 0)}
 
     def stop(self, kill=False):
         if self.proc is None:
@@ -461,14 +462,15 @@ def write_summary(args, queries, names, engines, runs, started):
     if has_b and "comet" in names:
         cols.append("comet/bolide")
     fb_cols = [f"{n} fallbacks" for n in names if n != "spark"]
+    sb_cols = [f"{n} shuffle MB" for n in names]
     lines = [f"# TPC-H benchmark: SF {args.sf}", "",
              f"Run {started:%Y-%m-%d %H:%M:%S}: {len(queries)} queries, one warm-up run then {args.iter} timed "
              f"iterations per query and engine (median shown, seconds, wall clock of planning + execution + "
              f"collect), engines alternating query by query and iteration by iteration, one long-lived JVM "
              f"per engine. Answers checked against vanilla Spark's; `wrong` = different answer (not timed), "
              f"`error` = failed. Ratios > 1 mean Bolide is faster.", "",
-             "| query | " + " | ".join(cols + fb_cols) + " |",
-             "|---" * (1 + len(cols) + len(fb_cols)) + "|"]
+             "| query | " + " | ".join(cols + fb_cols + sb_cols) + " |",
+             "|---" * (1 + len(cols) + len(fb_cols) + len(sb_cols)) + "|"]
     for q in queries:
         row = [cell(q, n) for n in names]
         if has_b and "spark" in names:
@@ -478,6 +480,9 @@ def write_summary(args, queries, names, engines, runs, started):
         for n in names:
             if n != "spark":
                 row.append(str(runs[(q, n, "warmup")].get("fallbacks", "")))
+        for n in names:
+            b = runs[(q, n, "warmup")].get("shuffle_bytes")
+            row.append(f"{b / 1e6:.2f}" if b is not None else "")
         lines.append(f"| {q} | " + " | ".join(row) + " |")
     common = [q for q in queries if all(med[(q, n)] is not None for n in names)]
     tot = {n: sum(med[(q, n)] for q in common) for n in names}
@@ -490,8 +495,9 @@ def write_summary(args, queries, names, engines, runs, started):
         trow.append(fmt(tot["comet"] / tot["bolide"], 2) if tot["bolide"] else "")
         grow.append(fmt(gm["comet"] / gm["bolide"], 2) if gm["bolide"] and gm["comet"] else "")
     fbt = [str(sum(int(runs[(q, n, "warmup")].get("fallbacks") or 0) for q in queries)) for n in names if n != "spark"]
-    lines.append(f"| **total** ({len(common)} queries correct on all) | " + " | ".join(trow + fbt) + " |")
-    lines.append(f"| **geomean** | " + " | ".join(grow + [""] * len(fbt)) + " |")
+    sbt = [f"{sum(runs[(q, n, 'warmup')].get('shuffle_bytes') or 0 for q in queries) / 1e6:.2f}" for n in names]
+    lines.append(f"| **total** ({len(common)} queries correct on all) | " + " | ".join(trow + fbt + sbt) + " |")
+    lines.append(f"| **geomean** | " + " | ".join(grow + [""] * (len(fbt) + len(sbt))) + " |")
     lines.append("")
     own = []
     for n in names:

@@ -29,12 +29,21 @@ type InputSource interface {
 	Next() (*columnar.Batch, error)
 }
 
+// FrameSource delivers the frames of a native shuffle read (see package shuffle). NextFrame returns
+// nil at the end; a frame is valid until the next call.
+type FrameSource interface {
+	NextFrame() ([]byte, error)
+}
+
 // TaskContext is what a task's operators share.
 type TaskContext struct {
 	Alloc *memory.TaskAllocator
 	Conf  *plan.Conf
 	// Inputs are indexed like plan.Node.Input.
 	Inputs []InputSource
+	// Frames are the inputs that deliver a native shuffle's encoded blocks rather than batches,
+	// by input index (decoded by the input leaf).
+	Frames map[int]FrameSource
 	// Files are the task's file splits per scan node id.
 	Files          map[string][]plan.PartitionedFile
 	PartitionIndex int

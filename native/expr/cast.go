@@ -114,6 +114,12 @@ func translateCast(pe *plan.Expr, conf *plan.Conf) (Expr, error) {
 		}
 		return unsupported("%s", s)
 	}
+	if from.Kind == sparktype.Null && to.Supported() {
+		// CAST(NULL AS t), which Spark's optimizer leaves for typed nulls (an outer join's
+		// missing side, a UNION with a NULL column): every value is null, in every mode.
+		e.fn = castIdentity // never reached: evalMasked returns nulls for an all-null input
+		return e, nil
+	}
 	numOrBool := func(t sparktype.Type) bool { return t.IsNumeric() || t.Kind == sparktype.Boolean }
 	if !numOrBool(from) || !numOrBool(to) {
 		if from.Equal(to) && from.Supported() {

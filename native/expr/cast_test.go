@@ -91,6 +91,15 @@ func TestCastANSIErrors(t *testing.T) {
 	expectRows(t, "null row", got, err, "null", "1")
 }
 
+func TestCastOfNull(t *testing.T) {
+	for _, to := range []string{"long", "string", "decimal(20,2)", "date", "timestamp"} {
+		for _, mode := range []string{"LEGACY", "ANSI", "TRY"} {
+			got, err := run(t, castJSON(lit("void", "null"), to, mode), column(t, "integer", 1, 2, 3))
+			expectRows(t, "void->"+to+" "+mode, got, err, "null", "null", "null")
+		}
+	}
+}
+
 func TestCastRefusals(t *testing.T) {
 	expectRefused(t, "string->int", castJSON(col(0, "string"), "integer", "LEGACY"), "cast from string to integer is not supported natively")
 	expectRefused(t, "date->timestamp", castJSON(col(0, "date"), "timestamp", "LEGACY"), "not supported natively")

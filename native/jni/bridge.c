@@ -15,6 +15,9 @@ static jmethodID bolide_input_next;
 static jmethodID bolide_reserve;
 static jmethodID bolide_unreserve;
 static jmethodID bolide_fallback_open;
+static jclass bolide_frames_cls;
+static jmethodID bolide_next_frame;
+static jmethodID bolide_frame_address;
 
 static jclass global_class(JNIEnv* env, const char* name) {
 	jclass local = (*env)->FindClass(env, name);
@@ -43,8 +46,13 @@ JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM* vm, void* reserved) {
 	if (fb == NULL) return JNI_ERR;
 	bolide_fallback_open = (*env)->GetMethodID(env, fb, "open",
 		"(II)Lorg/apache/spark/sql/bolide/NativeInput;");
+	bolide_frames_cls = global_class(env, "org/apache/spark/sql/bolide/NativeFrameSource");
+	if (bolide_frames_cls == NULL) return JNI_ERR;
+	bolide_next_frame = (*env)->GetMethodID(env, bolide_frames_cls, "nextFrame", "()J");
+	bolide_frame_address = (*env)->GetMethodID(env, bolide_frames_cls, "frameAddress", "()J");
 	if (bolide_error_ctor == NULL || bolide_input_next == NULL || bolide_reserve == NULL ||
-		bolide_unreserve == NULL || bolide_fallback_open == NULL) return JNI_ERR;
+		bolide_unreserve == NULL || bolide_fallback_open == NULL || bolide_next_frame == NULL ||
+		bolide_frame_address == NULL) return JNI_ERR;
 	return JNI_VERSION_1_8;
 }
 
@@ -91,4 +99,26 @@ void call_unreserve(JNIEnv* env, jobject r, jlong n) {
 }
 jobject call_fallback_open(JNIEnv* env, jobject fb, jint scan, jint file) {
 	return (*env)->CallObjectMethod(env, fb, bolide_fallback_open, scan, file);
+}
+jboolean is_frame_source(JNIEnv* env, jobject o) {
+	return (*env)->IsInstanceOf(env, o, bolide_frames_cls);
+}
+jlong call_next_frame(JNIEnv* env, jobject f) {
+	return (*env)->CallLongMethod(env, f, bolide_next_frame);
+}
+jlong call_frame_address(JNIEnv* env, jobject f) {
+	return (*env)->CallLongMethod(env, f, bolide_frame_address);
+}
+jlongArray new_longs(JNIEnv* env, jsize n) { return (*env)->NewLongArray(env, n); }
+void set_longs(JNIEnv* env, jlongArray a, jsize n, const jlong* v) {
+	(*env)->SetLongArrayRegion(env, a, 0, n, v);
+}
+// get_string copies a Java string's modified UTF-8 into a malloc'd buffer the caller frees.
+char* get_string(JNIEnv* env, jstring s) {
+	if (s == NULL) return NULL;
+	const char* c = (*env)->GetStringUTFChars(env, s, NULL);
+	if (c == NULL) return NULL;
+	char* out = strdup(c);
+	(*env)->ReleaseStringUTFChars(env, s, c);
+	return out;
 }

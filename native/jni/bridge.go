@@ -67,3 +67,12 @@ func javaBytes(env *C.JNIEnv, b []byte) C.jbyteArray {
 	}
 	return C.new_bytes(env, unsafe.Pointer(&b[0]), C.jsize(len(b)))
 }
+
+func goString(env *C.JNIEnv, s C.jstring) string {
+	c := C.get_string(env, s)
+	if c == nil {
+		return ""
+	}
+	defer C.free(unsafe.Pointer(c))
+	return C.GoString(c)
+}

@@ -18,6 +18,12 @@ jboolean call_input_next(JNIEnv* env, jobject in, jlong arr, jlong schema);
 jlong call_reserve(JNIEnv* env, jobject r, jlong n);
 void call_unreserve(JNIEnv* env, jobject r, jlong n);
 jobject call_fallback_open(JNIEnv* env, jobject fb, jint scan, jint file);
+jboolean is_frame_source(JNIEnv* env, jobject o);
+jlong call_next_frame(JNIEnv* env, jobject f);
+jlong call_frame_address(JNIEnv* env, jobject f);
+jlongArray new_longs(JNIEnv* env, jsize n);
+void set_longs(JNIEnv* env, jlongArray a, jsize n, const jlong* v);
+char* get_string(JNIEnv* env, jstring s);
 
 // Addresses of JVM-allocated Arrow structs arrive as jlong.
 static inline void* jlong_to_ptr(jlong a) { return (void*)(intptr_t)a; }

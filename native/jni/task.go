@@ -64,6 +64,14 @@ func Java_org_apache_spark_sql_bolide_NativeLib_createPlan(env *C.JNIEnv, _ C.jc
 		g := C.new_global(env, local)
 		C.delete_local(env, local)
 		t.globals = append(t.globals, g)
+		if C.is_frame_source(env, g) != 0 {
+			if t.ctx.Frames == nil {
+				t.ctx.Frames = map[int]exec.FrameSource{}
+			}
+			t.ctx.Frames[i] = &jvmFrames{t: t, obj: g, name: fmt.Sprintf("shuffle input %d", i)}
+			t.ctx.Inputs = append(t.ctx.Inputs, nil)
+			continue
+		}
 		t.ctx.Inputs = append(t.ctx.Inputs, &jvmInput{t: t, obj: g, name: fmt.Sprintf("input %d", i)})
 	}
 	if fallback != 0 {

@@ -110,3 +110,39 @@ func (f *jvmFallback) OpenFile(scan string, file int) (exec.InputSource, error) 
 	f.t.globals = append(f.t.globals, g)
 	return &jvmInput{t: f.t, obj: g, name: fmt.Sprintf("Spark's reader of file %d of scan %s", file, scan)}, nil
 }
+
+// jvmFrames pulls the frames of a native shuffle read from the JVM (ShuffleFrames): one upcall
+// per frame, which reads it from the fetched block streams into a direct buffer this side reads
+// until the next call.
+type jvmFrames struct {
+	t    *task
+	obj  C.jobject
+	name string
+	done bool
+}
+
+func (f *jvmFrames) NextFrame() ([]byte, error) {
+	if f.done {
+		return nil, nil
+	}
+	env := f.t.env
+	if env == nil {
+		return nil, fmt.Errorf("%s read outside a JNI call", f.name)
+	}
+	n := int64(C.call_next_frame(env, f.obj))
+	if C.exception_pending(env) != 0 {
+		return nil, errJavaException
+	}
+	if n < 0 {
+		f.done = true
+		return nil, nil
+	}
+	addr := C.call_frame_address(env, f.obj)
+	if C.exception_pending(env) != 0 {
+		return nil, errJavaException
+	}
+	if addr == 0 || n == 0 {
+		return nil, fmt.Errorf("%s: empty frame", f.name)
+	}
+	return unsafe.Slice((*byte)(C.jlong_to_ptr(addr)), int(n)), nil
+}

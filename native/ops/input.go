@@ -11,6 +11,7 @@ import (
 	"github.com/bolide-dev/bolide/native/columnar"
 	"github.com/bolide-dev/bolide/native/exec"
 	"github.com/bolide-dev/bolide/native/plan"
+	"github.com/bolide-dev/bolide/native/shuffle"
 	"github.com/bolide-dev/bolide/native/sparktype"
 )
 
@@ -20,6 +21,8 @@ type Input struct {
 	index  int
 	schema []sparktype.Field
 	src    exec.InputSource
+	// frames decodes the input when the JVM delivers a native shuffle's blocks instead of batches.
+	frames exec.Operator
 }
 
 // NewInput builds the input leaf for child n; index is -1 at planning time.
@@ -40,7 +43,11 @@ func NewInput(index int, n *plan.Node) (*Input, error) {
 func (in *Input) Schema() []sparktype.Field { return in.schema }
 
 func (in *Input) Open(ctx *exec.TaskContext) error {
-	if in.index < 0 || in.index >= len(ctx.Inputs) {
+	if fs, ok := ctx.Frames[in.index]; ok {
+		in.frames = shuffle.NewReader(in.schema, fs, ctx.BatchSize())
+		return in.frames.Open(ctx)
+	}
+	if in.index < 0 || in.index >= len(ctx.Inputs) || ctx.Inputs[in.index] == nil {
 		return fmt.Errorf("native block input %d not provided (task has %d inputs)", in.index, len(ctx.Inputs))
 	}
 	in.src = ctx.Inputs[in.index]
@@ -48,6 +55,9 @@ func (in *Input) Open(ctx *exec.TaskContext) error {
 }
 
 func (in *Input) Next() (*columnar.Batch, error) {
+	if in.frames != nil {
+		return in.frames.Next()
+	}
 	if in.src == nil {
 		return nil, fmt.Errorf("input %d read before Open", in.index)
 	}
@@ -83,4 +93,8 @@ func conform(b *columnar.Batch, schema []sparktype.Field, what string) (*columna
 	return b, nil
 }
 
-func (in *Input) Close() {}
+func (in *Input) Close() {
+	if in.frames != nil {
+		in.frames.Close()
+	}
+}

@@ -238,6 +238,11 @@ type Conf struct {
 	ANSI            bool   `json:"ansi"`
 	CaseSensitive   bool   `json:"caseSensitive"`
 	BatchSize       int    `json:"batchSize"`
+	// ShuffleUnavailable says why shuffles cannot be native in this application (the Bolide
+	// shuffle manager is not configured, say); empty when they can.
+	ShuffleUnavailable string `json:"shuffleUnavailable"`
+	// SortBeforeRepartition is spark.sql.execution.sortBeforeRepartition.
+	SortBeforeRepartition bool `json:"sortBeforeRepartition"`
 	// Enabled maps "spark.bolide.exec.<op>.enabled" keys to their values.
 	Enabled map[string]bool `json:"enabled"`
 	// Settings holds every other spark.bolide.* and result-changing spark.sql.* key.

@@ -13,7 +13,8 @@ func init() {
 		SparkClass: "HashAggregateExec",
 		Name:       "BolideHashAggregate",
 		ConfKey:    "hashAggregate",
-		Doc: "Partial, Final and Complete modes (not PartialMerge, DISTINCT or FILTER); sum, count, " +
+		Doc: "Partial, Final and Complete modes, DISTINCT aggregates as Spark plans them (not PartialMerge " +
+			"or FILTER); sum, count, " +
 			"min, max, avg over numeric types (min/max also over string, binary, boolean, date, " +
 			"timestamp); Spark's buffer layouts, so either half may run in Spark. Holds all groups " +
 			"in memory (no spilling yet).",

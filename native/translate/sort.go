@@ -10,7 +10,7 @@ import (
 
 func init() {
 	Register(Rule{SparkClass: "SortExec", Name: "BolideSort", ConfKey: "sort",
-		Doc: "global and per-partition sorts (a global sort's range shuffle stays Spark's); keys of " +
+		Doc: "global and per-partition sorts (a global sort's range shuffle is BolideShuffleExchange); keys of " +
 			"any native type except collated strings, Spark's ordering (NaN last, -0.0 = 0.0, bytewise " +
 			"strings), ties in input order. Holds the partition in memory (no spilling yet).",
 		Build: buildSort})

@@ -84,13 +84,10 @@ func New(n *plan.Node, child exec.Operator, conf *plan.Conf) (*HashAggregate, er
 			return nil, err
 		}
 		modes[strings.TrimSuffix(m, "$")] = true
-		if ae.Has("isDistinct") {
-			if d, err := ae.Bool("isDistinct"); err != nil {
-				return nil, err
-			} else if d {
-				return nil, refuse("HashAggregate with DISTINCT aggregates is not supported natively")
-			}
-		}
+		// isDistinct needs nothing here: Spark's planner makes the input of a distinct aggregate
+		// distinct (an aggregate grouped by the keys and the distinct column below it), and its
+		// own HashAggregateExec ignores the flag, evaluating by mode alone; so does this one.
+		// Several distinct columns go through Expand, which is planned separately.
 		if ae.Has("filter") {
 			raw, _ := ae.Raw("filter")
 			if s := strings.TrimSpace(string(raw)); s != "null" && s != "" {

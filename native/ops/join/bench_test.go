@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/bolide-dev/bolide/native/columnar"
+	"github.com/bolide-dev/bolide/native/columnar/coltest"
 	"github.com/bolide-dev/bolide/native/sparktype"
 )
 
@@ -19,30 +20,30 @@ const (
 )
 
 // benchSide is rows of (s string?, k long, v long) in batches of 8192.
-func benchSide(keys []int64, strs []string, withString bool) *source {
-	src := &source{schema: []sparktype.Field{{Name: "k", Type: sparktype.LongType}, {Name: "v", Type: sparktype.LongType}}}
+func benchSide(keys []int64, strs []string, withString bool) *coltest.Source {
+	src := &coltest.Source{Fields: []sparktype.Field{{Name: "k", Type: sparktype.LongType}, {Name: "v", Type: sparktype.LongType}}}
 	if withString {
-		src.schema = append([]sparktype.Field{{Name: "s", Type: sparktype.StringType}}, src.schema...)
+		src.Fields = append([]sparktype.Field{{Name: "s", Type: sparktype.StringType}}, src.Fields...)
 	}
 	for lo := 0; lo < len(keys); lo += benchBatch {
 		hi := min(len(keys), lo+benchBatch)
 		var cols []arrow.Array
 		if withString {
-			sb := array.NewStringBuilder(gomem)
+			sb := array.NewStringBuilder(coltest.Mem)
 			sb.AppendValues(strs[lo:hi], nil)
 			cols = append(cols, sb.NewArray())
 			sb.Release()
 		}
-		kb := array.NewInt64Builder(gomem)
+		kb := array.NewInt64Builder(coltest.Mem)
 		kb.AppendValues(keys[lo:hi], nil)
-		vb := array.NewInt64Builder(gomem)
+		vb := array.NewInt64Builder(coltest.Mem)
 		for i := lo; i < hi; i++ {
 			vb.Append(int64(i))
 		}
 		cols = append(cols, kb.NewArray(), vb.NewArray())
 		kb.Release()
 		vb.Release()
-		src.batches = append(src.batches, columnar.NewBatch(cols, hi-lo))
+		src.Batches = append(src.Batches, columnar.NewBatch(cols, hi-lo))
 	}
 	return src
 }
@@ -80,15 +81,15 @@ func benchJoin(b *testing.B, typ JoinType, distinct int, withString bool) {
 		pk[i], ps[i] = bk[j], bs[j]
 	}
 	build, probe := benchSide(bk, bs, withString), benchSide(pk, ps, withString)
-	defer build.release()
-	defer probe.release()
+	defer build.Release()
+	defer probe.Release()
 
 	keyTypes := []string{"long"}
 	if withString {
 		keyTypes = []string{"string", "long"}
 	}
 	c := joinCase{keyTypes: keyTypes, typ: typ, build: BuildRight, normalize: true}
-	spec := c.spec(b, probe.schema, build.schema)
+	spec := c.spec(b, probe.Fields, build.Fields)
 	b.ResetTimer()
 	out := 0
 	for i := 0; i < b.N; i++ {
@@ -96,7 +97,7 @@ func benchJoin(b *testing.B, typ JoinType, distinct int, withString bool) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		ctx := newCtx(benchBatch)
+		ctx := coltest.NewCtx(benchBatch)
 		if err := op.Open(ctx); err != nil {
 			b.Fatal(err)
 		}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bolide-dev/bolide/native/columnar/coltest"
 	"github.com/bolide-dev/bolide/native/exec"
 	"github.com/bolide-dev/bolide/native/expr"
 	bmemory "github.com/bolide-dev/bolide/native/memory"
@@ -138,7 +139,7 @@ func (c joinCase) String() string {
 func (c joinCase) sideTypes(t testing.TB) []sparktype.Type {
 	var ts []sparktype.Type
 	for _, k := range c.keyTypes {
-		ts = append(ts, sparkType(t, k))
+		ts = append(ts, coltest.Type(t, k))
 	}
 	return append(ts, sparktype.LongType, sparktype.StringType)
 }
@@ -181,7 +182,7 @@ func (c joinCase) reference(t testing.TB, nk int) refJoin {
 	ref := refJoin{typ: c.typ, build: c.build, rawFloats: !c.normalize}
 	for i, k := range c.keyTypes {
 		ref.lkeys, ref.rkeys = append(ref.lkeys, i), append(ref.rkeys, i)
-		ref.kinds = append(ref.kinds, sparkType(t, k).Kind)
+		ref.kinds = append(ref.kinds, coltest.Type(t, k).Kind)
 	}
 	if c.cond {
 		ref.cond = func(l, r []any) bool {
@@ -197,11 +198,11 @@ func (c joinCase) run(t *testing.T, rng *rand.Rand, left, right [][]any, batchSi
 	t.Helper()
 	types := c.sideTypes(t)
 	const maxBatch = 90
-	ls := newSource(t, rng, types, left, maxBatch)
-	rs := newSource(t, rng, types, right, maxBatch)
-	defer ls.release()
-	defer rs.release()
-	op, err := NewHashJoin(ls, rs, c.spec(t, ls.schema, rs.schema))
+	ls := coltest.NewSource(t, rng, types, left, maxBatch)
+	rs := coltest.NewSource(t, rng, types, right, maxBatch)
+	defer ls.Release()
+	defer rs.Release()
+	op, err := NewHashJoin(ls, rs, c.spec(t, ls.Fields, rs.Fields))
 	if err != nil {
 		t.Fatalf("%s: %v", c, err)
 	}
@@ -209,15 +210,15 @@ func (c joinCase) run(t *testing.T, rng *rand.Rand, left, right [][]any, batchSi
 	if c.typ == LeftSemi || c.typ == LeftAnti || c.typ == Existence {
 		maxRows = max(batchSize, maxBatch)
 	}
-	got, err := drain(t, op, newCtx(batchSize), maxRows)
+	got, err := coltest.Drain(t, op, coltest.NewCtx(batchSize), maxRows)
 	if err != nil {
 		t.Fatalf("%s: %v", c, err)
 	}
-	if ls.closed == 0 || rs.closed == 0 {
+	if ls.Closed == 0 || rs.Closed == 0 {
 		t.Errorf("%s: children not closed", c)
 	}
 	want := c.reference(t, len(c.keyTypes)).run(left, right, len(types), len(types))
-	compareRows(t, fmt.Sprintf("%s batch=%d", c, batchSize), got, want)
+	coltest.CompareRows(t, fmt.Sprintf("%s batch=%d", c, batchSize), got, want)
 }
 
 // joinShapes are the combinations Spark's JoinSelection allows for a broadcast hash join.
@@ -255,8 +256,8 @@ func TestJoinAgainstReference(t *testing.T) {
 			for _, cond := range []bool{false, true} {
 				c := joinCase{keyTypes: keys, typ: sh.typ, build: sh.build, cond: cond, normalize: true}
 				types := c.sideTypes(t)
-				left := genRows(rng, types, 150+rng.IntN(100), 0.1)
-				right := genRows(rng, types, 100+rng.IntN(100), 0.1)
+				left := coltest.GenRows(rng, types, 150+rng.IntN(100), 0.1, genValue)
+				right := coltest.GenRows(rng, types, 100+rng.IntN(100), 0.1, genValue)
 				for i := range left {
 					left[i][len(keys)] = int64(rng.IntN(5)) // v: the condition's column
 				}
@@ -284,14 +285,14 @@ func TestFloatingKeys(t *testing.T) {
 	// The normalized join by example: 0.0 and -0.0 meet -0.0, both NaNs meet NaN.
 	c := joinCase{keyTypes: []string{"double"}, typ: Inner, build: BuildRight, normalize: true}
 	types := c.sideTypes(t)
-	ls, rs := newSource(t, rng, types, left, 4), newSource(t, rng, types, right, 4)
-	defer ls.release()
-	defer rs.release()
-	op, err := NewHashJoin(ls, rs, c.spec(t, ls.schema, rs.schema))
+	ls, rs := coltest.NewSource(t, rng, types, left, 4), coltest.NewSource(t, rng, types, right, 4)
+	defer ls.Release()
+	defer rs.Release()
+	op, err := NewHashJoin(ls, rs, c.spec(t, ls.Fields, rs.Fields))
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := drain(t, op, newCtx(16), 16)
+	got, err := coltest.Drain(t, op, coltest.NewCtx(16), 16)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -312,8 +313,8 @@ func TestEmptySides(t *testing.T) {
 		for _, cond := range []bool{false, true} {
 			c := joinCase{keyTypes: []string{"string", "long"}, typ: sh.typ, build: sh.build, cond: cond, normalize: true}
 			types := c.sideTypes(t)
-			rows := genRows(rng, types, 120, 0.1)
-			nullKeys := genRows(rng, types, 30, 0)
+			rows := coltest.GenRows(rng, types, 120, 0.1, genValue)
+			nullKeys := coltest.GenRows(rng, types, 30, 0, genValue)
 			for _, r := range nullKeys {
 				r[rng.IntN(2)] = nil
 			}
@@ -330,17 +331,17 @@ func TestEmptySides(t *testing.T) {
 					c.run(t, rng, left, right, 50)
 				}
 				// Only empty batches on the build side.
-				ls, rs := newSource(t, rng, types, rows, 40), emptySource(t, types, 3)
+				ls, rs := coltest.NewSource(t, rng, types, rows, 40), coltest.EmptySource(t, types, 3)
 				if sh.build == BuildLeft {
 					ls, rs = rs, ls
 				}
-				op, err := NewHashJoin(ls, rs, c.spec(t, ls.schema, rs.schema))
+				op, err := NewHashJoin(ls, rs, c.spec(t, ls.Fields, rs.Fields))
 				if err != nil {
 					t.Fatal(err)
 				}
-				got, err := drain(t, op, newCtx(50), 50)
-				ls.release()
-				rs.release()
+				got, err := coltest.Drain(t, op, coltest.NewCtx(50), 50)
+				ls.Release()
+				rs.Release()
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -361,27 +362,27 @@ func TestEmptyBuildShortcuts(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	c := joinCase{keyTypes: []string{"long"}, normalize: true}
 	types := c.sideTypes(t)
-	rows := genRows(rng, types, 100, 0.2)
+	rows := coltest.GenRows(rng, types, 100, 0.2, genValue)
 	for _, typ := range []JoinType{Inner, LeftSemi, LeftAnti} {
 		c.typ, c.build = typ, BuildRight
-		ls, rs := newSource(t, rng, types, rows, 30), emptySource(t, types, 0)
-		op, err := NewHashJoin(ls, rs, c.spec(t, ls.schema, rs.schema))
+		ls, rs := coltest.NewSource(t, rng, types, rows, 30), coltest.EmptySource(t, types, 0)
+		op, err := NewHashJoin(ls, rs, c.spec(t, ls.Fields, rs.Fields))
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := drain(t, op, newCtx(30), 30)
+		got, err := coltest.Drain(t, op, coltest.NewCtx(30), 30)
 		if err != nil {
 			t.Fatal(err)
 		}
 		switch typ {
 		case LeftAnti:
-			compareRows(t, "anti over empty", got, rows)
+			coltest.CompareRows(t, "anti over empty", got, rows)
 		default:
-			if len(got) != 0 || ls.i != 0 {
-				t.Errorf("%s over an empty build side: %d rows, %d probe batches read", typ, len(got), ls.i)
+			if len(got) != 0 || ls.Pos != 0 {
+				t.Errorf("%s over an empty build side: %d rows, %d probe batches read", typ, len(got), ls.Pos)
 			}
 		}
-		ls.release()
+		ls.Release()
 	}
 }
 
@@ -408,40 +409,40 @@ func TestBuildFailsCleanlyWhenMemoryIsRefused(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	c := joinCase{keyTypes: []string{"string"}, typ: Inner, build: BuildRight, normalize: true}
 	types := c.sideTypes(t)
-	rows := genRows(rng, types, 2000, 0)
+	rows := coltest.GenRows(rng, types, 2000, 0, genValue)
 	for i, r := range rows {
 		r[2] = strings.Repeat("payload", 10) + fmt.Sprint(i)
 	}
 	for _, limit := range []int64{0, bmemory.DefaultChunk} {
-		whole := newSource(t, rng, types, rows, 1000)
-		build := &source{schema: whole.schema}
+		whole := coltest.NewSource(t, rng, types, rows, 1000)
+		build := &coltest.Source{Fields: whole.Fields}
 		for range 200 { // ~20 MB of payload through an 8 MiB reservation
-			build.batches = append(build.batches, whole.batches...)
+			build.Batches = append(build.Batches, whole.Batches...)
 		}
-		probe := newSource(t, rng, types, rows[:10], 10)
-		op, err := NewHashJoin(probe, build, c.spec(t, probe.schema, build.schema))
+		probe := coltest.NewSource(t, rng, types, rows[:10], 10)
+		op, err := NewHashJoin(probe, build, c.spec(t, probe.Fields, build.Fields))
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := &fakeReserver{limit: limit}
+		r := &coltest.Reserver{Limit: limit}
 		ctx := &exec.TaskContext{Alloc: bmemory.NewTaskAllocator(r), Conf: &plan.Conf{BatchSize: 1000}}
-		_, err = drain(t, op, ctx, 1000)
+		_, err = coltest.Drain(t, op, ctx, 1000)
 		var oom *bmemory.ErrOutOfMemory
 		if !errors.As(err, &oom) || !strings.Contains(err.Error(), "spark.memory.offHeap.size") {
 			t.Errorf("limit %d: want the allocator's out-of-memory error, got %v", limit, err)
 		}
-		if build.i == len(build.batches) {
+		if build.Pos == len(build.Batches) {
 			t.Errorf("limit %d: the join read its whole build side before failing", limit)
 		}
-		if probe.i != 0 {
+		if probe.Pos != 0 {
 			t.Errorf("limit %d: the probe side was read", limit)
 		}
 		ctx.Alloc.ReleaseAll()
-		if r.reserved != 0 {
-			t.Errorf("limit %d: %d bytes still reserved", limit, r.reserved)
+		if r.Reserved != 0 {
+			t.Errorf("limit %d: %d bytes still reserved", limit, r.Reserved)
 		}
-		whole.release()
-		probe.release()
+		whole.Release()
+		probe.Release()
 	}
 }
 
@@ -450,10 +451,10 @@ func TestBuildFailsCleanlyWhenMemoryIsRefused(t *testing.T) {
 func TestNewHashJoinValidates(t *testing.T) {
 	c := joinCase{keyTypes: []string{"long"}, normalize: true}
 	types := c.sideTypes(t)
-	ls, rs := emptySource(t, types, 0), emptySource(t, types, 0)
+	ls, rs := coltest.EmptySource(t, types, 0), coltest.EmptySource(t, types, 0)
 	base := func(typ JoinType, build BuildSide) Spec {
 		c.typ, c.build = typ, build
-		return c.spec(t, ls.schema, rs.schema)
+		return c.spec(t, ls.Fields, rs.Fields)
 	}
 	cases := []struct {
 		name string
@@ -514,7 +515,7 @@ func TestLayouts(t *testing.T) {
 	for _, c := range cases {
 		var ts []sparktype.Type
 		for _, n := range c.types {
-			ts = append(ts, sparkType(t, n))
+			ts = append(ts, coltest.Type(t, n))
 		}
 		if got, packs := layoutFor(ts); got != c.want {
 			t.Errorf("%v: layout %d, want %d (%+v)", c.types, got, c.want, packs)

@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/bolide-dev/bolide/native/columnar"
+	"github.com/bolide-dev/bolide/native/columnar/coltest"
 	"github.com/bolide-dev/bolide/native/exec"
 	bmemory "github.com/bolide-dev/bolide/native/memory"
 	"github.com/bolide-dev/bolide/native/plan"
@@ -46,26 +47,26 @@ func newBenchData() *benchData {
 }
 
 // source returns the rows as batches of 8192, with the string column or without it.
-func (d *benchData) source(withString bool) *source {
-	src := &source{schema: []sparktype.Field{{Name: "k", Type: sparktype.LongType}, {Name: "v", Type: sparktype.LongType}}}
+func (d *benchData) source(withString bool) *coltest.Source {
+	src := &coltest.Source{Fields: []sparktype.Field{{Name: "k", Type: sparktype.LongType}, {Name: "v", Type: sparktype.LongType}}}
 	if withString {
-		src.schema = append([]sparktype.Field{{Name: "s", Type: sparktype.StringType}}, src.schema...)
+		src.Fields = append([]sparktype.Field{{Name: "s", Type: sparktype.StringType}}, src.Fields...)
 	}
 	for lo := 0; lo < benchRows; lo += 8192 {
 		var cols []arrow.Array
 		if withString {
-			sb := array.NewStringBuilder(gomem)
+			sb := array.NewStringBuilder(coltest.Mem)
 			sb.AppendValues(d.ss[lo:lo+8192], nil)
 			cols = append(cols, sb.NewArray())
 			sb.Release()
 		}
 		for _, vals := range [][]int64{d.ks, d.vs} {
-			b := array.NewInt64Builder(gomem)
+			b := array.NewInt64Builder(coltest.Mem)
 			b.AppendValues(vals[lo:lo+8192], nil)
 			cols = append(cols, b.NewArray())
 			b.Release()
 		}
-		src.batches = append(src.batches, columnar.NewBatch(cols, 8192))
+		src.Batches = append(src.Batches, columnar.NewBatch(cols, 8192))
 	}
 	return src
 }
@@ -102,7 +103,7 @@ func BenchmarkSort1M(b *testing.B) {
 			}
 			nsPerRow(b)
 		})
-		src.release()
+		src.Release()
 	}
 	b.Run("long/sort.Slice", func(b *testing.B) {
 		type row struct{ k, v int64 }
@@ -136,7 +137,7 @@ func BenchmarkSort1M(b *testing.B) {
 // BenchmarkTopK1M keeps the first 100 of 1M rows by (string, long).
 func BenchmarkTopK1M(b *testing.B) {
 	src := newBenchData().source(true)
-	defer src.release()
+	defer src.Release()
 	orders := ordersFor(b, []string{"string", "long", "long"}, []refKey{{col: 0, kind: sparktype.String}, {col: 1, kind: sparktype.Long}})
 	for _, limit := range []int64{100, 10000} {
 		b.Run(fmt.Sprintf("limit=%d", limit), func(b *testing.B) {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bolide-dev/bolide/native/columnar/coltest"
 	"github.com/bolide-dev/bolide/native/exec"
 	bmemory "github.com/bolide-dev/bolide/native/memory"
 	"github.com/bolide-dev/bolide/native/plan"
@@ -21,10 +22,7 @@ var allTypes = []string{"boolean", "byte", "short", "integer", "long", "float", 
 // genRows draws n rows over the given types; the last column is the row's input position, so that
 // comparing whole rows checks which rows came out where (ties included).
 func genRows(t testing.TB, rng *rand.Rand, typeNames []string, n int, nullRate float64) ([]sparktype.Type, [][]any) {
-	types := make([]sparktype.Type, len(typeNames))
-	for i, name := range typeNames {
-		types[i] = sparkType(t, name)
-	}
+	types := coltest.Types(t, typeNames...)
 	rows := make([][]any, n)
 	for r := range rows {
 		row := make([]any, len(types)+1)
@@ -41,21 +39,17 @@ func genRows(t testing.TB, rng *rand.Rand, typeNames []string, n int, nullRate f
 // reference, whole rows compared.
 func runSort(t *testing.T, rng *rand.Rand, what string, typeNames []string, rows [][]any, keys []refKey, batchSize int) {
 	t.Helper()
-	types := make([]sparktype.Type, len(typeNames))
-	for i, name := range typeNames {
-		types[i] = sparkType(t, name)
-	}
-	src := newSource(t, rng, types, rows)
-	defer src.release()
+	src := newSource(t, rng, coltest.Types(t, typeNames...), rows)
+	defer src.Release()
 	op, err := NewSort(src, ordersFor(t, typeNames, keys))
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := drain(t, op, newCtx(batchSize))
+	got, err := drain(t, op, coltest.NewCtx(batchSize))
 	if err != nil {
 		t.Fatalf("%s: %v", what, err)
 	}
-	compareRows(t, what, got, refSort(rows, keys))
+	coltest.CompareRows(t, what, got, refSort(rows, keys))
 }
 
 // Every native type, in every direction and null ordering, over enough rows for the radix passes
@@ -141,7 +135,7 @@ func TestSortSparkSemanticsByExample(t *testing.T) {
 			[]any{new(big.Int).Neg(new(big.Int).Lsh(big.NewInt(1), 64)), big.NewInt(-1), big.NewInt(1), new(big.Int).Lsh(big.NewInt(1), 64)}},
 	}
 	for _, c := range cases {
-		ty := sparkType(t, c.typ)
+		ty := coltest.Type(t, c.typ)
 		in := c.in
 		if ty.Kind == sparktype.Float {
 			in = make([]any, len(c.in))
@@ -160,20 +154,20 @@ func TestSortSparkSemanticsByExample(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		src := &source{schema: []sparktype.Field{{Name: "x", Type: ty, Nullable: true}}}
-		src.batches = newSource(t, rand.New(rand.NewPCG(7, 8)), []sparktype.Type{ty}, rows).batches
+		src := &coltest.Source{Fields: []sparktype.Field{{Name: "x", Type: ty, Nullable: true}}}
+		src.Batches = newSource(t, rand.New(rand.NewPCG(7, 8)), []sparktype.Type{ty}, rows).Batches
 		op, err := NewSort(src, orders)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := drain(t, op, newCtx(3))
-		src.release()
+		got, err := drain(t, op, coltest.NewCtx(3))
+		src.Release()
 		if err != nil {
 			t.Fatal(err)
 		}
 		var gotVals []string
 		for _, r := range got {
-			gotVals = append(gotVals, show(r[0]))
+			gotVals = append(gotVals, coltest.Show(r[0]))
 		}
 		var wantVals []string
 		for _, v := range c.want {
@@ -181,7 +175,7 @@ func TestSortSparkSemanticsByExample(t *testing.T) {
 				// A float NaN widens to the canonical double NaN pattern of its float payload.
 				v = float64(float32(f))
 			}
-			wantVals = append(wantVals, show(v))
+			wantVals = append(wantVals, coltest.Show(v))
 		}
 		if strings.Join(gotVals, ",") != strings.Join(wantVals, ",") {
 			t.Errorf("%s %s:\n got %v\nwant %v", c.typ, orders[0], gotVals, wantVals)
@@ -208,16 +202,16 @@ func TestSortByExpression(t *testing.T) {
 	}
 	types := []sparktype.Type{sparktype.LongType, sparktype.LongType}
 	src := newSource(t, rng, types, rows)
-	defer src.release()
+	defer src.Release()
 	op, err := NewSort(src, orders)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := drain(t, op, newCtx(256))
+	got, err := drain(t, op, coltest.NewCtx(256))
 	if err != nil {
 		t.Fatal(err)
 	}
-	compareRows(t, "-x", got, refSort(rows, []refKey{{col: 0, kind: sparktype.Long, desc: true}}))
+	coltest.CompareRows(t, "-x", got, refSort(rows, []refKey{{col: 0, kind: sparktype.Long, desc: true}}))
 }
 
 func TestSortEmptyInput(t *testing.T) {
@@ -226,17 +220,13 @@ func TestSortEmptyInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, empties := range []int{0, 3} {
-		src := &source{schema: []sparktype.Field{{Name: "s", Type: sparktype.StringType, Nullable: true}}}
-		for range empties {
-			src.batches = append(src.batches, newSource(t, rand.New(rand.NewPCG(1, 1)),
-				[]sparktype.Type{sparktype.StringType}, nil).batches...)
-		}
+		src := coltest.EmptySource(t, []sparktype.Type{sparktype.StringType}, empties)
 		op, err := NewSort(src, orders)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := drain(t, op, newCtx(10))
-		src.release()
+		got, err := drain(t, op, coltest.NewCtx(10))
+		src.Release()
 		if err != nil || len(got) != 0 {
 			t.Errorf("%d empty batches: %d rows, %v", empties, len(got), err)
 		}
@@ -253,13 +243,13 @@ func TestSortManyBatches(t *testing.T) {
 }
 
 // repeated is a source replaying one batch many times.
-func repeated(t testing.TB, rng *rand.Rand, types []sparktype.Type, rows [][]any, times int) (*source, func()) {
+func repeated(t testing.TB, rng *rand.Rand, types []sparktype.Type, rows [][]any, times int) (*coltest.Source, func()) {
 	whole := newSource(t, rng, types, rows)
-	src := &source{schema: whole.schema}
+	src := &coltest.Source{Fields: whole.Fields}
 	for range times {
-		src.batches = append(src.batches, whole.batches...)
+		src.Batches = append(src.Batches, whole.Batches...)
 	}
-	return src, whole.release
+	return src, whole.Release
 }
 
 // A sort whose memory Spark refuses fails with the allocator's message, and frees everything.
@@ -273,7 +263,7 @@ func TestSortFailsCleanlyWhenMemoryIsRefused(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := &fakeReserver{limit: limit}
+		r := &coltest.Reserver{Limit: limit}
 		ctx := &exec.TaskContext{Alloc: bmemory.NewTaskAllocator(r), Conf: &plan.Conf{BatchSize: 1000}}
 		_, err = drain(t, op, ctx)
 		release()
@@ -281,12 +271,12 @@ func TestSortFailsCleanlyWhenMemoryIsRefused(t *testing.T) {
 		if !errors.As(err, &oom) || !strings.Contains(err.Error(), "spark.memory.offHeap.size") {
 			t.Errorf("limit %d: want the allocator's out-of-memory error, got %v", limit, err)
 		}
-		if src.i == len(src.batches) {
+		if src.Pos == len(src.Batches) {
 			t.Errorf("limit %d: the sort read its whole input before failing", limit)
 		}
 		ctx.Alloc.ReleaseAll()
-		if r.reserved != 0 {
-			t.Errorf("limit %d: %d bytes still reserved", limit, r.reserved)
+		if r.Reserved != 0 {
+			t.Errorf("limit %d: %d bytes still reserved", limit, r.Reserved)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bolide-dev/bolide/native/columnar/coltest"
 	"github.com/bolide-dev/bolide/native/exec"
 	bmemory "github.com/bolide-dev/bolide/native/memory"
 	"github.com/bolide-dev/bolide/native/plan"
@@ -14,18 +15,18 @@ import (
 )
 
 // runTopK checks the first limit rows natively against the reference's stable sort.
-func runTopK(t *testing.T, src *source, what string, typeNames []string, rows [][]any, keys []refKey, limit int64, batchSize int) {
+func runTopK(t *testing.T, src *coltest.Source, what string, typeNames []string, rows [][]any, keys []refKey, limit int64, batchSize int) {
 	t.Helper()
 	op, err := NewTopK(src, ordersFor(t, typeNames, keys), limit)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := drain(t, op, newCtx(batchSize))
+	got, err := drain(t, op, coltest.NewCtx(batchSize))
 	if err != nil {
 		t.Fatalf("%s: %v", what, err)
 	}
 	want := refSort(rows, keys)
-	compareRows(t, what, got, want[:min(int64(len(want)), limit)])
+	coltest.CompareRows(t, what, got, want[:min(int64(len(want)), limit)])
 }
 
 // Limits below, around and above the prune threshold and the input size, over inputs whose keys
@@ -42,7 +43,7 @@ func TestTopKAgainstReference(t *testing.T) {
 			}
 			src := newSource(t, rng, types, rows)
 			runTopK(t, src, fmt.Sprintf("%s limit %d keys %+v", name, limit, keys), names, rows, keys, limit, 1+rng.IntN(700))
-			src.release()
+			src.Release()
 		}
 	}
 }
@@ -64,15 +65,15 @@ func TestTopKSortedInputs(t *testing.T) {
 		for _, limit := range []int64{5, 3000} {
 			src := newSource(t, rng, types, rows)
 			runTopK(t, src, fmt.Sprintf("limit %d", limit), []string{"long", "long"}, rows, keys, limit, 512)
-			src.release()
+			src.Release()
 		}
 	}
 }
 
 func TestTopKEmptyInput(t *testing.T) {
 	types := []sparktype.Type{sparktype.StringType}
-	src := newSource(t, rand.New(rand.NewPCG(1, 1)), types, nil)
-	defer src.release()
+	src := coltest.EmptySource(t, types, 1)
+	defer src.Release()
 	runTopK(t, src, "empty", []string{"string"}, nil, []refKey{{col: 0, kind: sparktype.String}}, 10, 100)
 }
 
@@ -87,7 +88,7 @@ func TestTopKFailsCleanlyWhenMemoryIsRefused(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := &fakeReserver{limit: limit}
+		r := &coltest.Reserver{Limit: limit}
 		ctx := &exec.TaskContext{Alloc: bmemory.NewTaskAllocator(r), Conf: &plan.Conf{BatchSize: 1000}}
 		_, err = drain(t, op, ctx)
 		release()
@@ -96,8 +97,8 @@ func TestTopKFailsCleanlyWhenMemoryIsRefused(t *testing.T) {
 			t.Errorf("limit %d: want the allocator's out-of-memory error, got %v", limit, err)
 		}
 		ctx.Alloc.ReleaseAll()
-		if r.reserved != 0 {
-			t.Errorf("limit %d: %d bytes still reserved", limit, r.reserved)
+		if r.Reserved != 0 {
+			t.Errorf("limit %d: %d bytes still reserved", limit, r.Reserved)
 		}
 	}
 }
@@ -113,7 +114,7 @@ func TestTopKMemoryIsBoundedByTheLimit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &fakeReserver{limit: bmemory.DefaultChunk}
+	r := &coltest.Reserver{Limit: bmemory.DefaultChunk}
 	ctx := &exec.TaskContext{Alloc: bmemory.NewTaskAllocator(r), Conf: &plan.Conf{BatchSize: 1000}}
 	got, err := drain(t, op, ctx)
 	if err != nil || len(got) != 10 {

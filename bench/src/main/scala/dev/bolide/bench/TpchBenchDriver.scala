@@ -9,6 +9,9 @@ import java.security.MessageDigest
 import scala.collection.mutable.ArrayBuffer
 import scala.io.Source
 
+import java.util.concurrent.atomic.AtomicLong
+
+import org.apache.spark.scheduler.{SparkListener, SparkListenerTaskEnd}
 import org.apache.spark.sql.{DataFrame, Row, SparkSession}
 import org.apache.spark.sql.catalyst.plans.logical.{GlobalLimit, LocalLimit, LogicalPlan, Offset, Project, Sort}
 import org.apache.spark.sql.execution.{ExtendedMode, SparkPlan}
@@ -76,6 +79,7 @@ object TpchBenchDriver {
     val builder = SparkSession.builder().appName(s"bolide-bench-tpch-$engine")
     confs.foreach { case (k, v) => builder.config(k, v) }
     val spark = builder.getOrCreate()
+    countShuffleBytes(spark)
     spark.sparkContext.setLogLevel("WARN")
     Tables.foreach { t =>
       spark.read.parquet(new File(data, t).getAbsolutePath).createOrReplaceTempView(t)
@@ -131,6 +135,7 @@ object TpchBenchDriver {
     val stmts = statements(file)
     val answerIdx = stmts.lastIndexWhere(isAnswer)
     require(answerIdx >= 0, s"$file has no SELECT statement")
+    shuffleBytes.set(0)
     val t0 = System.nanoTime()
     var answerDf: DataFrame = null
     var rows: Array[Row] = null
@@ -139,6 +144,8 @@ object TpchBenchDriver {
       if (i == answerIdx) { answerDf = df; rows = df.collect() } else df.collect()
     }
     val seconds = (System.nanoTime() - t0) / 1e9
+    // Task-end events arrive on the listener bus after the job: drain it before reading.
+    org.apache.spark.BenchListenerBus.drain(spark.sparkContext)
 
     val ordered = isOrdered(answerDf.queryExecution.optimizedPlan)
     val rendered = rows.map(renderRow)
@@ -165,8 +172,17 @@ object TpchBenchDriver {
     }
     val fb = if (prefix.isEmpty) "" else fallbacks.toString
     s"@@RESULT query=$query tag=$tag seconds=${"%.6f".format(seconds)} rows=${rows.length} hash=$hash " +
-      s"ordered=$ordered fallbacks=$fb operators=$operators"
+      s"ordered=$ordered fallbacks=$fb operators=$operators shuffleBytes=${shuffleBytes.get()}"
   }
+
+  /** Shuffle bytes written by the tasks of the query running (all its statements). */
+  private val shuffleBytes = new AtomicLong()
+
+  def countShuffleBytes(spark: SparkSession): Unit =
+    spark.sparkContext.addSparkListener(new SparkListener {
+      override def onTaskEnd(e: SparkListenerTaskEnd): Unit =
+        if (e.taskMetrics != null) shuffleBytes.addAndGet(e.taskMetrics.shuffleWriteMetrics.bytesWritten)
+    })
 
   /** True when the query's result order is defined (a global sort under projections and limits). */
   def isOrdered(p: LogicalPlan): Boolean = p match {

@@ -22,18 +22,29 @@ public final class NativeLib {
 
   /**
    * Builds one task's native block from a JSON TaskRequest. {@code inputs} deliver the batches of
-   * the block's children that stay in Spark; {@code reserver} may be null (no accounting);
+   * the block's children that stay in Spark: each is a {@link NativeInput} (Arrow batches) or a
+   * {@link NativeFrameSource} (the encoded blocks of a native shuffle read, decoded in Go); {@code reserver} may be null (no accounting);
    * {@code fallback} reads the files the native scans cannot decode with Spark's reader (may be
    * null: such files then fail the task).
    */
   public static native long createPlan(
-      byte[] request, NativeInput[] inputs, NativeMemoryReserver reserver, NativeFileFallback fallback);
+      byte[] request, Object[] inputs, NativeMemoryReserver reserver, NativeFileFallback fallback);
 
   /** Exports the block's output schema into an ArrowSchema at {@code schemaAddress}. */
   public static native void exportSchema(long handle, long schemaAddress);
 
   /** Fills the ArrowArray at {@code arrayAddress} with the next batch; returns its rows or -1 at the end. */
   public static native long next(long handle, long arrayAddress);
+
+  /**
+   * Runs a shuffle map task's block, whose root is a native shuffle exchange, to the end: the rows
+   * are partitioned and written, compressed with {@code codec} (lz4, zstd, snappy or none), to the
+   * data file at {@code dataPath} in Spark's layout. Returns the bytes of each partition, then the
+   * rows written, the uncompressed bytes and the nanoseconds spent encoding and writing, then, when
+   * {@code checksum} names an algorithm (Spark's spark.shuffle.checksum.algorithm; empty for none),
+   * each partition's checksum.
+   */
+  public static native long[] shuffleWrite(long handle, String dataPath, String codec, String checksum);
 
   /** Releases the block. Batches already imported stay valid until their vectors are closed. */
   public static native void close(long handle);

@@ -5,9 +5,10 @@ import scala.collection.mutable.ArrayBuffer
 import org.apache.spark.{OneToOneDependency, Partition, SparkContext, SparkEnv, TaskContext}
 import org.apache.spark.rdd.RDD
 import org.apache.spark.broadcast.Broadcast
-import org.apache.spark.sql.execution.{ExecSubqueryExpression, FileSourceScanExec, SparkPlan}
+import org.apache.spark.sql.execution.{EmptyRelationExec, ExecSubqueryExpression, FileSourceScanExec, SparkPlan}
 import org.apache.spark.sql.execution.adaptive.BroadcastQueryStageExec
 import org.apache.spark.sql.execution.exchange.{BroadcastExchangeLike, ReusedExchangeExec}
+import org.apache.spark.sql.bolide.shuffle.{BolideBroadcastBatches, BolideBroadcastExchangeExec}
 import org.apache.spark.sql.execution.joins.BolideBroadcastRows
 import org.apache.spark.sql.execution.datasources.{FilePartition, FileScanRDD}
 import org.apache.spark.sql.execution.metric.SQLMetric
@@ -25,7 +26,7 @@ object BolideBlock {
     val sqlConf = SQLConf.get
     val conf = PlanEncoder.confJson(sqlConf)
     val blockInputs: Seq[BlockInput] = inputs.toSeq.map { c =>
-      if (isBroadcast(c)) Broadcasted(c.executeBroadcast[Any]())
+      if (isBroadcast(c)) Broadcasted(BolideBroadcastExchangeExec.broadcastFor(c))
       else if (c.supportsColumnar) Partitioned(c.executeColumnar())
       else Partitioned(BolideRowToArrowExec.toArrow(c.execute(), c.schema, BolideConf.BATCH_SIZE.getInt(sqlConf)))
     }
@@ -44,11 +45,22 @@ object BolideBlock {
       throw new IllegalStateException(
         s"${top.nodeName}: inputs of one native block disagree on partitions: ${counts.mkString(", ")}")
     }
-    val numPartitions = counts.headOption.getOrElse(1)
+    // A block with neither inputs nor scans has one partition, except an empty relation's, which
+    // has none (as Spark's EmptyRelationExec: its parents plan with zero partitions).
+    val numPartitions = counts.headOption.getOrElse(if (emptyRelation(top)) 0 else 1)
     new BolideBlockRDD(sc, plan, conf, blockInputs, inputs.toSeq.map(_.schema), scanParts, readers,
       BolideConf.BATCH_SIZE.getInt(sqlConf), numPartitions,
       top.schema, top.longMetric("numOutputRows"), top.longMetric("numOutputBatches"),
       top.longMetric("nativeTime"))
+  }
+
+  private def emptyRelation(top: BolideExec): Boolean = {
+    def leaves(p: SparkPlan): Seq[SparkPlan] = p match {
+      case b: BolideExec if b.children.nonEmpty => b.children.flatMap(leaves)
+      case b: BolideExec => Seq(b.original)
+      case other => Seq(other)
+    }
+    leaves(top).forall(_.isInstanceOf[EmptyRelationExec])
   }
 
   /** The task's accounting of native memory against Spark's off-heap pool; null when off-heap is off. */
@@ -134,15 +146,21 @@ class BolideBlockRDD(
     // Batches this task writes itself (broadcast rows, files read by Spark): closed with the block.
     val owned = ArrayBuffer.empty[AutoCloseable]
     val parents = p.parents.iterator
-    val nativeInputs: Array[NativeInput] = blockInputs.indices.map { k =>
-      val batches = blockInputs(k) match {
-        case Partitioned(rdd) => rdd.iterator(parents.next(), context)
-        case Broadcasted(b) =>
-          val rows = new ArrowBatches(BolideBroadcastRows(b.value), inputSchemas(k), batchSize, allocator)
-          owned += rows
-          rows
+    val nativeInputs: Array[AnyRef] = blockInputs.indices.map { k =>
+      blockInputs(k) match {
+        case Partitioned(rdd) => new ArrowInput(rdd.iterator(parents.next(), context), inputSchemas(k), allocator)
+        case Broadcasted(b) => b.value match {
+          // A native broadcast: its frames are decoded by the block's input leaf.
+          case n: BolideBroadcastBatches =>
+            val frames = n.frames()
+            owned += frames
+            frames
+          case relation =>
+            val rows = new ArrowBatches(BolideBroadcastRows(relation), inputSchemas(k), batchSize, allocator)
+            owned += rows
+            new ArrowInput(rows, inputSchemas(k), allocator)
+        }
       }
-      new ArrowInput(batches, inputSchemas(k), allocator): NativeInput
     }.toArray
     val reserver = BolideBlock.newReserver(context)
     val fallback = new BolideFileFallback(readers, files.toMap, batchSize, allocator, owned += _)

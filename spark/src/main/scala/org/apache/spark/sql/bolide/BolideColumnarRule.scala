@@ -10,6 +10,8 @@ import com.fasterxml.jackson.databind.ObjectMapper
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.rules.Rule
+import org.apache.spark.sql.bolide.shuffle.{BolideBroadcastExchangeExec, BolideShuffleExchangeExec}
+import org.apache.spark.sql.execution.exchange.{BroadcastExchangeExec, ShuffleExchangeExec}
 import org.apache.spark.sql.execution.{CollectLimitExec, ColumnarRule, ColumnarToRowExec, RowToColumnarExec, SparkPlan, TakeOrderedAndProjectExec, UnionExec}
 import org.apache.spark.sql.internal.SQLConf
 
@@ -50,11 +52,22 @@ object BolidePlanRule extends Rule[SparkPlan] with Logging {
       val d = decisions.getOrElse(ids.get(p).intValue, Decision(native = false, "", "not planned"))
       p match {
         case b: BolideExec => b.withNewChildren(newChildren)
+        case s: BolideShuffleExchangeExec => s.withNewChildren(newChildren)
+        case b: BolideBroadcastExchangeExec => b.withNewChildren(newChildren)
         case t: TakeOrderedAndProjectExec if d.native =>
           // Native: the top-k of each partition, rows of the child; after the transitions, Spark's
           // own logic is put above it to merge the partitions, drop the offset and project
           // (BolideTransitionRule).
           val b = BolideExec(d.name, t, newChildren, childRows = Some(t.sortOrder))
+          b.copyTagsFrom(p)
+          b
+        case b: BroadcastExchangeExec if d.native =>
+          val x = BolideBroadcastExchangeExec(b.mode, newChildren.head)
+          x.copyTagsFrom(p)
+          x
+        case s: ShuffleExchangeExec if d.native =>
+          val b = BolideShuffleExchangeExec(s.outputPartitioning, newChildren.head, s.shuffleOrigin,
+            s.advisoryPartitionSize)
           b.copyTagsFrom(p)
           b
         case _ if d.native =>
@@ -108,6 +121,15 @@ object BolideTransitionRule extends Rule[SparkPlan] {
         case r: RowToColumnarExec => BolideRowToArrowExec(r.child)
         case c => c
       })
+    // A native shuffle of a Spark row operator converts the rows once, before partitioning.
+    case s: BolideShuffleExchangeExec if s.child.isInstanceOf[RowToColumnarExec] =>
+      s.withNewChildren(Seq(BolideRowToArrowExec(s.child.asInstanceOf[RowToColumnarExec].child)))
+    // A native broadcast reads its child's batches itself (Spark put a transition to rows there).
+    case b: BolideBroadcastExchangeExec => b.child match {
+      case ColumnarToRowExec(c) => b.withNewChildren(Seq(c))
+      case c if !c.supportsColumnar => b.withNewChildren(Seq(BolideRowToArrowExec(c)))
+      case _ => b
+    }
     // Any other columnar parent of a top-k reads the merged rows too, never the top-k's own.
     case p if p.supportsColumnar && p.children.exists(TopK.unapply(_).isDefined) =>
       p.withNewChildren(topKMerged(p.children))

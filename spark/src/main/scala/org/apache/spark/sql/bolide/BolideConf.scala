@@ -34,10 +34,14 @@ object BolideConf {
   val EXPLAIN_FALLBACK: Entry = entry("spark.bolide.explain.fallback.enabled", "false",
     "Log, at planning time, every operator that stays in Spark and the reason why.")
 
+  val SHUFFLE_CODEC: Entry = entry("spark.bolide.shuffle.compression.codec", "lz4",
+    "Compression of native shuffle blocks: `lz4`, `zstd`, `snappy` or `none`. Needs " +
+      "`spark.shuffle.manager=org.apache.spark.sql.bolide.shuffle.BolideShuffleManager`.")
+
   /** Operators with a per-operator switch: spark.bolide.exec.<name>.enabled. */
   val OperatorNames: Seq[String] = Seq(
     "scan", "filter", "project", "hashAggregate", "localLimit", "globalLimit", "collectLimit", "sort",
-    "takeOrderedAndProject", "broadcastHashJoin")
+    "takeOrderedAndProject", "broadcastHashJoin", "shuffle", "broadcastExchange", "emptyRelation")
 
   val operatorEntries: Seq[Entry] = OperatorNames.map { op =>
     entry(s"spark.bolide.exec.$op.enabled", "true",

@@ -10,7 +10,9 @@ import com.fasterxml.jackson.core.{JsonFactory, JsonGenerator}
 
 import org.apache.spark.sql.catalyst.{FileSourceOptions, InternalRow}
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference, BoundReference, Expression, Literal, PlanExpression}
+import org.apache.spark.sql.catalyst.plans.physical.RangePartitioning
 import org.apache.spark.sql.catalyst.util.CaseInsensitiveMap
+import org.apache.spark.sql.bolide.shuffle.{BolideShuffleExchangeExec, BolideShuffleManager}
 import org.apache.spark.sql.execution.{FileSourceScanExec, ScalarSubquery, SparkPlan}
 import org.apache.spark.sql.execution.datasources.PartitionedFile
 import org.apache.spark.sql.internal.SQLConf
@@ -87,6 +89,23 @@ object PlanEncoder {
     new String(bytes, StandardCharsets.UTF_8)
   }
 
+  /**
+   * Encodes the map side of a native shuffle: the exchange (as the Spark node it stands for) over
+   * its child as input 0, with the range bounds Spark sampled, as literal rows of the key types.
+   */
+  def encodeShuffleWrite(ex: BolideShuffleExchangeExec, bounds: Option[Array[InternalRow]]): String = {
+    val ids = new IdentityHashMap[SparkPlan, Integer]()
+    ids.put(ex, 0)
+    val extra: JsonGenerator => Unit = g => bounds.foreach { rows =>
+      val types = ex.outputPartitioning.asInstanceOf[RangePartitioning].ordering.map(_.dataType)
+      val schema = StructType(types.zipWithIndex.map { case (t, i) => StructField(s"k$i", t) })
+      g.writeArrayFieldStart("rangeBounds")
+      rows.foreach { r => g.writeStartArray(); writeRowValues(g, r, schema); g.writeEndArray() }
+      g.writeEndArray()
+    }
+    new String(json(g => writeNode(g, ex, ids, _ => AsInput(0), extraFields = extra)), StandardCharsets.UTF_8)
+  }
+
   /** The per-task request: the block (JSON), the conf, the task's file splits and its index. */
   def taskRequest(
       conf: String,
@@ -127,6 +146,8 @@ object PlanEncoder {
     g.writeBooleanField("ansi", conf.ansiEnabled)
     g.writeBooleanField("caseSensitive", conf.caseSensitiveAnalysis)
     g.writeNumberField("batchSize", BolideConf.BATCH_SIZE.getInt(conf))
+    g.writeStringField("shuffleUnavailable", BolideShuffleManager.unavailableReason.getOrElse(""))
+    g.writeBooleanField("sortBeforeRepartition", conf.sortBeforeRepartition)
     g.writeObjectFieldStart("enabled")
     BolideConf.operatorEntries.foreach(e => g.writeBooleanField(e.key, e.getBoolean(conf)))
     g.writeEndObject()
@@ -166,6 +187,7 @@ object PlanEncoder {
   /** The Spark node a plan stands for (a BolideExec stands for its original node). */
   private def sparkNode(p: SparkPlan): SparkPlan = p match {
     case b: BolideExec => b.original
+    case s: BolideShuffleExchangeExec => s.sparkExchange
     case other => other
   }
 
@@ -174,7 +196,8 @@ object PlanEncoder {
       p: SparkPlan,
       ids: IdentityHashMap[SparkPlan, Integer],
       childMode: SparkPlan => ChildMode,
-      scans: Option[ArrayBuffer[(Int, FileSourceScanExec)]] = None): Unit = {
+      scans: Option[ArrayBuffer[(Int, FileSourceScanExec)]] = None,
+      extraFields: JsonGenerator => Unit = _ => ()): Unit = {
     val node = sparkNode(p)
     val id: Int = Option(ids.get(p)).map(_.intValue).getOrElse(-1)
     g.writeStartObject()
@@ -200,6 +223,7 @@ object PlanEncoder {
             writeValue(g, v, input)
         }
     }
+    extraFields(g)
     g.writeEndObject()
     g.writeArrayFieldStart("children")
     children.foreach { c =>

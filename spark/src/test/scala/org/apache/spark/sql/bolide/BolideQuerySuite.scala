@@ -219,7 +219,7 @@ class BolideQuerySuite extends BolideSuiteBase {
     val panic = intercept(NativeLib.next(0L, 0L))
     assertTrue(panic.toString, panic.isInstanceOf[BolideNativeException])
     assertTrue(panic.getMessage, panic.getMessage.contains("panicked"))
-    val bad = intercept(NativeLib.createPlan("{not json".getBytes("UTF-8"), Array.empty[NativeInput], null, null))
+    val bad = intercept(NativeLib.createPlan("{not json".getBytes("UTF-8"), Array.empty[AnyRef], null, null))
     assertTrue(bad.getMessage, bad.isInstanceOf[BolideNativeException] && bad.getMessage.contains("decode task request"))
     // The engine and the session keep working.
     assertEquals(NativeLoader.AdapterVersion, NativeLib.version())

@@ -25,6 +25,8 @@ object BolideTestSession {
       .config("spark.memory.offHeap.enabled", "true")
       .config("spark.memory.offHeap.size", "1g")
       .config("spark.sql.shuffle.partitions", "4")
+      // Native shuffles wherever Bolide plans them (the manager runs every other shuffle as Spark's).
+      .config("spark.shuffle.manager", "org.apache.spark.sql.bolide.shuffle.BolideShuffleManager")
       .config("spark.ui.enabled", "false")
       .config("spark.sql.session.timeZone", "UTC")
       .config("spark.driver.host", "127.0.0.1")

@@ -48,7 +48,7 @@ object BoundaryBench {
     }, new StructType().add("x", LongType), allocator)
     val request =
       s"""{"conf":{"sessionTimeZone":"UTC","ansi":true,"batchSize":8192},"plan":$plan,"files":{},"partitionIndex":0}"""
-    val handle = NativeLib.createPlan(request.getBytes(StandardCharsets.UTF_8), Array[NativeInput](input), null, null)
+    val handle = NativeLib.createPlan(request.getBytes(StandardCharsets.UTF_8), Array[AnyRef](input), null, null)
     val it = new NativeBatchIterator(handle, allocator, null,
       new org.apache.spark.sql.execution.metric.SQLMetric("sum"),
       new org.apache.spark.sql.execution.metric.SQLMetric("sum"),

@@ -1,5 +1,6 @@
 package org.apache.spark.sql.bolide
 
+import org.junit.Assert._
 import org.junit.{Before, Test}
 
 /**
@@ -67,6 +68,24 @@ class JoinSuite extends BolideSuiteBase {
     // NOT IN is a null-aware anti join: it stays in Spark (with a reason), the answer is the same.
     checkNative("SELECT id FROM jl WHERE k NOT IN (SELECT k FROM jr WHERE w > 100)", Seq.empty)
     checkNative("SELECT id FROM jl WHERE k NOT IN (SELECT k FROM jr WHERE k IS NOT NULL AND w > 100)", Seq.empty)
+  }
+
+  @Test def nativeBroadcastExchange(): Unit = {
+    val Bx = "BolideBroadcastExchange"
+    checkNative("SELECT /*+ BROADCAST(r) */ l.id, r.id, r.s FROM jl l JOIN jr r ON l.k = r.k AND l.s = r.s", Seq(Bhj, Bx))
+    checkNative("SELECT /*+ BROADCAST(r) */ l.id, r.w FROM jl l LEFT JOIN jr r ON l.dec = r.dec", Seq(Bhj, Bx))
+    withConf("spark.sql.adaptive.enabled" -> "false") {
+      checkNative("SELECT /*+ BROADCAST(r) */ l.id, r.id FROM jl l JOIN jr r ON l.k = r.k", Seq(Bhj, Bx))
+    }
+    // A join that stays in Spark (sha1 is not native) reads the native broadcast as Spark's relation.
+    val df = checkNative("SELECT /*+ BROADCAST(r) */ l.id, r.id FROM jl l JOIN jr r ON l.k = r.k AND sha1(l.s) < sha1(r.s)",
+      Seq(Bx))
+    assertFalse(nativeOperators(df).contains(Bhj))
+    // An empty build side (AQE would replace the join by its outcome).
+    withConf("spark.sql.adaptive.enabled" -> "false") {
+      checkNative("SELECT /*+ BROADCAST(r) */ l.id, r.id FROM jl l LEFT JOIN (SELECT * FROM jr WHERE w < -1) r " +
+        "ON l.k = r.k", Seq(Bhj, Bx))
+    }
   }
 
   @Test def joinsInTpchShapes(): Unit = {

@@ -41,6 +41,7 @@ object BolideDemo {
       .master("local[2]")
       .appName("bolide-demo")
       .config("spark.plugins", BolideConf.PluginClass)
+      .config("spark.shuffle.manager", "org.apache.spark.sql.bolide.shuffle.BolideShuffleManager")
       .config("spark.memory.offHeap.enabled", "true")
       .config("spark.memory.offHeap.size", "2g")
       .config("spark.sql.shuffle.partitions", "4")

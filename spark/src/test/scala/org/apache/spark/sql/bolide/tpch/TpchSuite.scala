@@ -107,6 +107,9 @@ class TpchSuite extends BolideSuiteBase {
     }
     assertTrue(s"$name: BolideScan did not run; native: ${ranNatively.distinct.mkString(", ")}\n" +
       bolideReport(df), ranNatively.contains("BolideScan"))
+    // Whole plans native: no operator between the scans and the result stays in Spark.
+    assertTrue(s"$name: operators stayed in Spark: " +
+      fallback.map { case (op, why) => s"$op ($why)" }.mkString("; ") + "\n" + bolideReport(df), fallback.isEmpty)
     assertMemoryClean(name)
   }
 }

@@ -1,0 +1,71 @@
+package org.apache.spark.sql.bolide.shuffle
+
+import java.io.File
+
+import org.apache.spark.{SparkEnv, TaskContext}
+import org.apache.spark.internal.{config, Logging}
+import org.apache.spark.scheduler.MapStatus
+import org.apache.spark.shuffle.{IndexShuffleBlockResolver, ShuffleWriteMetricsReporter, ShuffleWriter}
+import org.apache.spark.sql.bolide._
+import org.apache.spark.sql.vectorized.ColumnarBatch
+
+/**
+ * The map side of a native shuffle: the child's batches go to a native block whose root is the
+ * exchange, which partitions them in Go and writes one data file in Spark's layout; the index is
+ * committed through Spark's IndexShuffleBlockResolver, so fetching is Spark's own.
+ */
+class BolideShuffleWriter(
+    handle: BolideShuffleHandle,
+    mapId: Long,
+    context: TaskContext,
+    metrics: ShuffleWriteMetricsReporter,
+    resolver: IndexShuffleBlockResolver)
+  extends ShuffleWriter[Int, ColumnarBatch] with Logging {
+
+  private val dep = handle.bolideDependency
+  private var mapStatus: MapStatus = _
+  private var partitionLengths: Array[Long] = _
+
+  override def write(records: Iterator[Product2[Int, ColumnarBatch]]): Unit = {
+    NativeLoader.load()
+    val numPartitions = dep.partitioner.numPartitions
+    val request = PlanEncoder.taskRequest(dep.conf, dep.writePlan, Nil, Map.empty, context.partitionId())
+    val allocator = BolideArrow.newTaskAllocator(s"bolide-shuffle-write-${context.taskAttemptId()}")
+    val reserver = BolideBlock.newReserver(context)
+    val input = new ArrowInput(records.map(_._2), dep.schema, allocator)
+    val dataFile = resolver.getDataFile(dep.shuffleId, mapId)
+    val tmp: File = resolver.createTempFile(dataFile)
+    var nativeHandle = 0L
+    try {
+      nativeHandle = BolideErrors.rethrow(NativeLib.createPlan(request, Array[AnyRef](input), reserver, null))
+      // Spark's checksum file, so that a corrupt block fetched later is diagnosed as Spark would.
+      val conf = SparkEnv.get.conf
+      val checksum = if (conf.get(config.SHUFFLE_CHECKSUM_ENABLED)) conf.get(config.SHUFFLE_CHECKSUM_ALGORITHM) else ""
+      val out = BolideErrors.rethrow(NativeLib.shuffleWrite(nativeHandle, tmp.getAbsolutePath, dep.codec, checksum))
+      val expected = numPartitions + 3 + (if (checksum.isEmpty) 0 else numPartitions)
+      if (out.length != expected) {
+        throw new IllegalStateException(
+          s"native shuffle write returned ${out.length} values for $numPartitions partitions")
+      }
+      partitionLengths = out.take(numPartitions)
+      val checksums = out.drop(numPartitions + 3)
+      resolver.writeMetadataFileAndCommit(dep.shuffleId, mapId, partitionLengths, checksums, tmp)
+      metrics.incBytesWritten(partitionLengths.sum)
+      metrics.incRecordsWritten(out(numPartitions))
+      metrics.incWriteTime(out(numPartitions + 2))
+      dep.dataSize += out(numPartitions + 1)
+      mapStatus = MapStatus(SparkEnv.get.blockManager.shuffleServerId, partitionLengths, mapId)
+    } finally {
+      try if (nativeHandle != 0) NativeLib.close(nativeHandle) finally {
+        if (tmp.exists() && !tmp.delete()) logWarning(s"could not delete $tmp")
+        if (reserver != null) reserver.releaseAll()
+        allocator.close()
+      }
+    }
+  }
+
+  override def stop(success: Boolean): Option[MapStatus] =
+    if (success && mapStatus != null) Some(mapStatus) else None
+
+  override def getPartitionLengths(): Array[Long] = partitionLengths
+}

@@ -1,0 +1,157 @@
+package org.apache.spark.sql.bolide
+
+import org.junit.Assert._
+import org.junit.{Before, Test}
+
+import org.apache.spark.sql.DataFrame
+import org.apache.spark.sql.bolide.shuffle.BolideShuffleExchangeExec
+import org.apache.spark.sql.execution.adaptive.AQEShuffleReadExec
+import org.apache.spark.sql.execution.exchange.ReusedExchangeExec
+
+/**
+ * Native shuffles (BolideShuffleExchange, written and read by BolideShuffleManager), Bolide off vs
+ * on: hash partitioning on every key type (the partition ids are Spark's, or rows would meet the
+ * wrong aggregate group or join partner), range partitioning for global sorts, single partitions,
+ * a Spark row operator under the exchange, more partitions than rows, empty and skewed
+ * partitions, every codec, and AQE's coalescing, skew splits and exchange reuse.
+ */
+class ShuffleSuite extends BolideSuiteBase {
+  private val Ex = "BolideShuffleExchange"
+
+  @Before def setUp(): Unit = TestData.ensure(spark)
+
+  @Test def hashPartitioningOnEveryKeyType(): Unit = {
+    Seq("g", "ng", "ndec", "b", "y", "s", "i", "l", "f", "d", "dec", "wdec", "str", "bin", "dt", "ts", "ntz")
+      .foreach { k =>
+        checkNative(s"SELECT $k, count(*), sum(id) FROM types GROUP BY $k", Seq(Ex, "BolideHashAggregate"))
+      }
+    checkNative("SELECT str, dt, b, count(*), max(l) FROM types GROUP BY str, dt, b", Seq(Ex))
+  }
+
+  @Test def partitionIdsAreSparks(): Unit = {
+    // Each row's partition, off (Spark's shuffle) vs on (native): identical answers mean identical
+    // partition ids, which Spark's own operators rely on (a join reading a native shuffle on one
+    // side and Spark's on the other, a bucketed table).
+    Seq("g", "ng", "ndec", "b", "y", "s", "i", "l", "f", "d", "dec", "wdec", "str", "bin", "dt", "ts", "ntz")
+      .foreach { k =>
+        checkNative(s"SELECT id, spark_partition_id() FROM (SELECT /*+ REPARTITION(7, $k) */ * FROM types)", Seq(Ex))
+      }
+    checkNative("SELECT id, spark_partition_id() FROM (SELECT /*+ REPARTITION(5, str, d, dt) */ * FROM types)", Seq(Ex))
+    val df = spark.sql("SELECT count_if(p = pmod(hash(str, l), 11)), count(*) FROM " +
+      "(SELECT str, l, spark_partition_id() AS p FROM (SELECT /*+ REPARTITION(11, str, l) */ * FROM types))")
+    val r = df.collect().head
+    assertEquals(r.getLong(1), r.getLong(0))
+  }
+
+  @Test def floatingKeysNormalized(): Unit = {
+    // NaN and -0.0 group with their equals (Spark normalizes the keys before hashing).
+    checkNative("SELECT k, count(*) FROM (SELECT CASE id % 4 WHEN 0 THEN double('NaN') WHEN 1 THEN -0.0 " +
+      "WHEN 2 THEN 0.0 ELSE cast('-NaN' as double) END AS k FROM range(100)) GROUP BY k", Seq(Ex))
+  }
+
+  @Test def rangePartitioningForGlobalSorts(): Unit = {
+    checkNative("SELECT id, d, str FROM types ORDER BY d DESC NULLS FIRST, str, id", Seq(Ex, "BolideSort"),
+      ordered = true)
+    checkNative("SELECT id, dec, dt FROM types ORDER BY dt NULLS LAST, dec DESC, id", Seq(Ex), ordered = true)
+    withConf("spark.sql.shuffle.partitions" -> "7") {
+      checkNative("SELECT id, str FROM types ORDER BY str, id", Seq(Ex), ordered = true)
+    }
+  }
+
+  @Test def singlePartition(): Unit = {
+    checkNative("SELECT count(*), sum(l), min(str) FROM types", Seq(Ex))
+    checkNative("SELECT id, sum(id) OVER () FROM types WHERE id < 50", Seq(Ex))
+  }
+
+  @Test def distinctAggregates(): Unit = {
+    // Spark plans a single distinct column as aggregates grouped by the keys and that column;
+    // every one of them runs natively.
+    checkNative("SELECT g, count(DISTINCT str) FROM types GROUP BY g",
+      Seq("BolideHashAggregate", "BolideHashAggregate", "BolideHashAggregate", "BolideHashAggregate", Ex, Ex))
+    checkNative("SELECT count(DISTINCT dt), sum(DISTINCT g) FROM types WHERE id > 5", Seq("BolideHashAggregate", Ex))
+    checkNative("SELECT b, count(DISTINCT dec), max(l) FROM types GROUP BY b", Seq("BolideHashAggregate", Ex))
+  }
+
+  @Test def partitionShapes(): Unit = {
+    // More partitions than rows, so most are empty.
+    checkNative("SELECT /*+ REPARTITION(64, id) */ id, str FROM types WHERE id < 10", Seq(Ex))
+    // No rows at all.
+    checkNative("SELECT g, count(*) FROM types WHERE id < 0 GROUP BY g", Seq(Ex))
+    // Every row in one partition.
+    checkNative("SELECT /*+ REPARTITION(8, c) */ * FROM (SELECT 1 AS c, id, str, dec FROM types)", Seq(Ex))
+  }
+
+  @Test def rowChild(): Unit = {
+    // A Spark row operator under the exchange: rows become Arrow once, then are partitioned.
+    val df = checkNative("SELECT /*+ REPARTITION(5, k) */ k, id FROM (SELECT sha1(str) AS k, id FROM types)", Seq(Ex))
+    assertTrue(planNodes(df.queryExecution.executedPlan).exists(_.nodeName == "BolideRowToArrow"))
+  }
+
+  @Test def everyCodec(): Unit = Seq("lz4", "zstd", "snappy", "none").foreach { c =>
+    withConf("spark.bolide.shuffle.compression.codec" -> c) {
+      checkNative("SELECT str, dt, count(*), sum(dec) FROM types GROUP BY str, dt", Seq(Ex))
+    }
+  }
+
+  @Test def badCodecFallsBack(): Unit = withConf("spark.bolide.shuffle.compression.codec" -> "gzip") {
+    val df = checkNative("SELECT g, count(*) FROM types GROUP BY g", Seq.empty)
+    assertFalse(nativeOperators(df).contains(Ex))
+    assertTrue(bolideReport(df), bolideReport(df).contains("spark.bolide.shuffle.compression.codec=gzip"))
+  }
+
+  @Test def aqeCoalescesNativeShuffles(): Unit = withConf(
+    "spark.sql.adaptive.enabled" -> "true",
+    "spark.sql.adaptive.coalescePartitions.enabled" -> "true",
+    "spark.sql.shuffle.partitions" -> "50") {
+    val df = checkNative("SELECT g, count(*), sum(l) FROM types GROUP BY g", Seq(Ex))
+    val reads = planNodes(df.queryExecution.executedPlan).collect { case r: AQEShuffleReadExec => r }
+    assertTrue(s"no coalesced read:\n${df.queryExecution.executedPlan}", reads.exists(_.hasCoalescedPartition))
+  }
+
+  @Test def aqeSplitsSkewedPartitions(): Unit = withConf(
+    "spark.sql.adaptive.enabled" -> "true",
+    "spark.sql.autoBroadcastJoinThreshold" -> "-1",
+    "spark.sql.adaptive.skewJoin.enabled" -> "true",
+    "spark.sql.adaptive.skewJoin.skewedPartitionFactor" -> "1",
+    "spark.sql.adaptive.skewJoin.skewedPartitionThresholdInBytes" -> "100",
+    "spark.sql.adaptive.advisoryPartitionSizeInBytes" -> "100",
+    "spark.sql.adaptive.coalescePartitions.enabled" -> "false",
+    "spark.sql.shuffle.partitions" -> "4") {
+    val df = checkNative(
+      "SELECT a.id, b.id FROM (SELECT id, if(id % 10 = 0, id, 0) AS k FROM types) a " +
+        "JOIN (SELECT id, if(id % 50 = 0, id, 0) AS k FROM types WHERE id < 400) b ON a.k = b.k",
+      Seq(Ex, Ex))
+    val reads = planNodes(df.queryExecution.executedPlan).collect { case r: AQEShuffleReadExec => r }
+    assertTrue(s"no skew split:\n${df.queryExecution.executedPlan}", reads.exists(_.hasSkewedPartition))
+  }
+
+  @Test def exchangeReuse(): Unit = withConf("spark.sql.autoBroadcastJoinThreshold" -> "-1") {
+    val df = checkNative(
+      "WITH a AS (SELECT g, count(*) AS c FROM types GROUP BY g) SELECT x.g, x.c, y.c FROM a x JOIN a y ON x.g = y.g",
+      Seq(Ex))
+    val reused = planNodes(df.queryExecution.executedPlan).collect {
+      case r: ReusedExchangeExec if r.child.isInstanceOf[BolideShuffleExchangeExec] => r
+    }
+    assertTrue(s"no reused native exchange:\n${df.queryExecution.executedPlan}", reused.nonEmpty)
+  }
+
+  @Test def metricsAndShuffleBytes(): Unit = {
+    val sql = "SELECT /*+ REPARTITION(4, id) */ id, g, l, d, dec, str, dt FROM types"
+    def written(df: DataFrame): (Long, Long) = {
+      df.collect()
+      val ex = planNodes(df.queryExecution.executedPlan).collectFirst {
+        case e: BolideShuffleExchangeExec => e.metrics
+        case e: org.apache.spark.sql.execution.exchange.ShuffleExchangeExec => e.metrics
+      }.get
+      (ex("shuffleBytesWritten").value, ex("shuffleRecordsWritten").value)
+    }
+    val (sparkBytes, sparkRows) = withConf("spark.bolide.enabled" -> "false")(written(spark.sql(sql)))
+    val df = spark.sql(sql)
+    val (bolideBytes, bolideRows) = written(df)
+    assertTrue(nativeOperators(df).contains(Ex))
+    assertEquals(sparkRows, bolideRows)
+    val ratio = bolideBytes.toDouble / sparkBytes
+    println(f"shuffle bytes written: Spark $sparkBytes, Bolide $bolideBytes (ratio $ratio%.2f)")
+    assertTrue(f"Bolide's shuffle ($bolideBytes bytes) is larger than Spark's ($sparkBytes)", ratio <= 1.0)
+  }
+}
