@@ -482,7 +482,7 @@ def write_summary(args, queries, names, engines, runs, started):
                 row.append(str(runs[(q, n, "warmup")].get("fallbacks", "")))
         for n in names:
             b = runs[(q, n, "warmup")].get("shuffle_bytes")
-            row.append(f"{b / 1e6:.2f}" if b is not None else "")
+            row.append(f"{b / 1e6:.3f}" if b is not None else "")
         lines.append(f"| {q} | " + " | ".join(row) + " |")
     common = [q for q in queries if all(med[(q, n)] is not None for n in names)]
     tot = {n: sum(med[(q, n)] for q in common) for n in names}
@@ -495,7 +495,7 @@ def write_summary(args, queries, names, engines, runs, started):
         trow.append(fmt(tot["comet"] / tot["bolide"], 2) if tot["bolide"] else "")
         grow.append(fmt(gm["comet"] / gm["bolide"], 2) if gm["bolide"] and gm["comet"] else "")
     fbt = [str(sum(int(runs[(q, n, "warmup")].get("fallbacks") or 0) for q in queries)) for n in names if n != "spark"]
-    sbt = [f"{sum(runs[(q, n, 'warmup')].get('shuffle_bytes') or 0 for q in queries) / 1e6:.2f}" for n in names]
+    sbt = [f"{sum(runs[(q, n, 'warmup')].get('shuffle_bytes') or 0 for q in queries) / 1e6:.3f}" for n in names]
     lines.append(f"| **total** ({len(common)} queries correct on all) | " + " | ".join(trow + fbt + sbt) + " |")
     lines.append(f"| **geomean** | " + " | ".join(grow + [""] * (len(fbt) + len(sbt))) + " |")
     lines.append("")
