@@ -269,6 +269,8 @@ type Decision struct {
 	Native bool   `json:"native"`
 	Name   string `json:"name,omitempty"`   // the Bolide operator name shown in plans
 	Reason string `json:"reason,omitempty"` // why the node stays in Spark
+	// Elided: a native node that its parent made redundant; the JVM replaces it by its child.
+	Elided bool `json:"elided,omitempty"`
 }
 
 // PlanResponse answers a PlanRequest, one decision per node.

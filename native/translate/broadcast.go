@@ -3,6 +3,7 @@ package translate
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/bolide-dev/bolide/native/columnar"
 	"github.com/bolide-dev/bolide/native/exec"
@@ -13,10 +14,10 @@ import (
 func init() {
 	Register(Rule{SparkClass: "BroadcastExchangeExec", Name: "BolideBroadcastExchange",
 		ConfKey: "broadcastExchange",
-		Doc: "the build side of hash joins (HashedRelationBroadcastMode), collected as compressed " +
-			"Arrow blocks (the shuffle's encoding) and broadcast; native joins decode it in every " +
-			"task, a join that stays in Spark gets Spark's HashedRelation built from it on the driver. " +
-			"Not yet: null-aware anti joins' and nested loop joins' broadcasts.",
+		Doc: "the build side of broadcast joins (HashedRelationBroadcastMode, null-aware too, and the " +
+			"nested loop joins' IdentityBroadcastMode), collected as compressed Arrow blocks (the " +
+			"shuffle's encoding) and broadcast; native joins decode it in every task, a join that " +
+			"stays in Spark gets Spark's relation for the mode, built from it once on the driver.",
 		Build: buildBroadcastExchange, EndsBlock: true})
 }
 
@@ -37,18 +38,20 @@ func buildBroadcastExchange(n *plan.Node, children []exec.Operator, conf *plan.C
 	if err != nil {
 		return nil, err
 	}
-	var mode plan.Product
-	if err := json.Unmarshal(raw, &mode); err != nil || mode.Class == "" {
-		return nil, fmt.Errorf("broadcast mode %s is not supported natively", raw)
-	}
-	switch plan.ShortClass(mode.Class) {
-	case "HashedRelationBroadcastMode":
-		if nullAware, err := mode.Bool("isNullAware"); err == nil && nullAware {
-			return nil, fmt.Errorf("the broadcast of a null-aware anti join (NOT IN subquery) is not supported natively yet")
+	// The mode only matters to a consumer that stays in Spark (the JVM builds its relation with
+	// mode.transform); native consumers read the rows. A case object comes as its name.
+	var name string
+	if json.Unmarshal(raw, &name) != nil {
+		var mode plan.Product
+		if err := json.Unmarshal(raw, &mode); err != nil || mode.Class == "" {
+			return nil, fmt.Errorf("broadcast mode %s is not supported natively", raw)
 		}
+		name = plan.ShortClass(mode.Class)
+	}
+	switch strings.TrimSuffix(name, "$") {
+	case "HashedRelationBroadcastMode", "IdentityBroadcastMode":
 	default:
-		return nil, fmt.Errorf("broadcast mode %s (for nested loop joins) is not supported natively yet",
-			plan.ShortClass(mode.Class))
+		return nil, fmt.Errorf("broadcast mode %s is not supported natively", name)
 	}
 	for _, f := range children[0].Schema() {
 		if !f.Type.Supported() {

@@ -19,53 +19,138 @@ func init() {
 			"side; inner, cross and right outer joins building the left side (the combinations Spark " +
 			"plans); any number of keys of any native type except collated strings, compared as " +
 			"Spark's HashedRelation does (null never matches, floating keys as normalized by Spark); " +
-			"an optional extra condition; the streamed side's order kept. The build side arrives as " +
-			"an input and is held in task memory (no spilling). Not yet: null-aware anti joins " +
-			"(`NOT IN` subqueries), LeftSingle joins.",
-		Build: buildBroadcastHashJoin})
+			"an optional extra condition; null-aware anti joins (`x NOT IN (subquery)`); the " +
+			"streamed side's order kept. The build side arrives as an input and is held in task " +
+			"memory (no spilling). Not yet: LeftSingle joins.",
+		Build: func(n *plan.Node, children []exec.Operator, conf *plan.Conf) (exec.Operator, error) {
+			return buildHashJoin(n, children, conf, broadcastJoin)
+		}})
+	Register(Rule{SparkClass: "ShuffledHashJoinExec", Name: "BolideShuffledHashJoin",
+		ConfKey: "shuffledHashJoin",
+		Doc: "every join type Spark's ShuffledHashJoinExec runs (inner, cross, left/right/full outer, " +
+			"left semi, left anti, existence), building the side Spark chose, with the keys and " +
+			"conditions of BolideBroadcastHashJoin; a join outer on its build side outputs the " +
+			"unmatched build rows after the streamed side, as Spark does. The build side is held in " +
+			"task memory (no spilling yet: a partition larger than the task's memory fails with the " +
+			"setting to raise).",
+		Build: func(n *plan.Node, children []exec.Operator, conf *plan.Conf) (exec.Operator, error) {
+			return buildHashJoin(n, children, conf, shuffledJoin)
+		}})
+	Register(Rule{SparkClass: "SortMergeJoinExec", Name: "BolideSortMergeJoin",
+		ConfKey: "sortMergeJoin",
+		Doc: "Spark's sort-merge join (inner, cross, left/right/full outer, left semi, left anti, " +
+			"existence) run as a hash join that streams the side whose order the sort-merge join " +
+			"reports (the left one; the right one for a right outer join) and builds the other, so " +
+			"the output keeps the ordering Spark's plan relies on. The sort of the build side is " +
+			"then redundant and is not run (it disappears from the plan). The build side is held " +
+			"in task memory (no spilling yet: a partition larger than the task's memory fails with " +
+			"the setting to raise).",
+		Build: func(n *plan.Node, children []exec.Operator, conf *plan.Conf) (exec.Operator, error) {
+			return buildHashJoin(n, children, conf, sortMergeJoin)
+		},
+		Redundant: sortMergeBuildSort})
+	Register(Rule{SparkClass: "BroadcastNestedLoopJoinExec", Name: "BolideBroadcastNestedLoopJoin",
+		ConfKey: "broadcastNestedLoopJoin",
+		Doc: "joins without equi-join keys over a broadcast side: inner and cross joins building " +
+			"either side, left outer, left semi, left anti and existence joins building the right " +
+			"side, right outer building the left, with any native condition (every pair is a " +
+			"candidate, in chunks of the batch size). Not yet: the shapes outer on the broadcast " +
+			"side (a full outer join, left outer building left...), which need every task's matches.",
+		Build: func(n *plan.Node, children []exec.Operator, conf *plan.Conf) (exec.Operator, error) {
+			return buildHashJoin(n, children, conf, nestedLoopJoin)
+		}})
+}
+
+// joinStrategy is the Spark join node being translated.
+type joinStrategy uint8
+
+const (
+	broadcastJoin joinStrategy = iota
+	shuffledJoin
+	sortMergeJoin
+	nestedLoopJoin
+)
+
+func (s joinStrategy) String() string {
+	switch s {
+	case broadcastJoin:
+		return "broadcast hash join"
+	case shuffledJoin:
+		return "shuffled hash join"
+	case nestedLoopJoin:
+		return "broadcast nested loop join"
+	}
+	return "sort-merge join"
 }
 
 // BroadcastHashJoinExec(leftKeys, rightKeys, joinType, buildSide, condition, left, right,
-// isNullAwareAntiJoin) as the encoder sends it: joinType and buildSide are Catalyst case objects
+// isNullAwareAntiJoin), ShuffledHashJoinExec(leftKeys, rightKeys, joinType, buildSide, condition,
+// left, right, isSkewJoin), SortMergeJoinExec(leftKeys, rightKeys, joinType, condition, left,
+// right, isSkewJoin) and BroadcastNestedLoopJoinExec(left, right, buildSide, joinType,
+// condition) as the encoder sends them: joinType and buildSide are Catalyst case objects
 // (their names: "Inner", "BuildRight") except ExistenceJoin(exists), a case class
 // ({"class", "fields": {"exists": attribute}}); every expression is bound to
-// left.output ++ right.output.
-func buildBroadcastHashJoin(n *plan.Node, children []exec.Operator, conf *plan.Conf) (exec.Operator, error) {
+// left.output ++ right.output. isSkewJoin needs nothing here: AQE's skew split is in how the
+// children's partitions are read.
+func buildHashJoin(n *plan.Node, children []exec.Operator, conf *plan.Conf, strategy joinStrategy) (exec.Operator, error) {
 	if len(children) != 2 || len(n.Children) != 2 {
-		return nil, fmt.Errorf("BroadcastHashJoinExec with %d children", len(children))
+		return nil, fmt.Errorf("%s with %d children", n.NodeName, len(children))
 	}
+	nullAware := false
 	if n.Has("isNullAwareAntiJoin") {
-		nullAware, err := n.Bool("isNullAwareAntiJoin")
-		if err != nil {
+		var err error
+		if nullAware, err = n.Bool("isNullAwareAntiJoin"); err != nil {
 			return nil, err
-		}
-		if nullAware {
-			return nil, fmt.Errorf("null-aware anti joins (NOT IN subqueries) are not supported natively yet")
 		}
 	}
 	typ, err := joinTypeOf(n)
 	if err != nil {
 		return nil, err
 	}
-	build, err := buildSideOf(n)
-	if err != nil {
+	var build join.BuildSide
+	if strategy == sortMergeJoin {
+		build = sortMergeBuildSide(typ)
+	} else if build, err = buildSideOf(n); err != nil {
 		return nil, err
+	}
+	if (strategy == broadcastJoin || strategy == nestedLoopJoin) && !broadcastBuildAllowed(typ, build) {
+		// A broadcast build side is read whole by every task: rows it must output unmatched
+		// would be output once per task.
+		return nil, fmt.Errorf("a %s %s building %s is not supported natively: it needs the matches of every task",
+			strategy, typ, build)
 	}
 	left, right := n.Children[0], n.Children[1]
-	spec := join.Spec{Type: typ, Build: build}
-	if spec.LeftKeys, err = joinKeys(n, "leftKeys", "left", left.Output, conf); err != nil {
-		return nil, err
+	spec := join.Spec{Type: typ, Build: build, NullAware: nullAware}
+	if strategy != nestedLoopJoin {
+		if spec.LeftKeys, err = joinKeys(n, "leftKeys", "left", left.Output, conf); err != nil {
+			return nil, err
+		}
+		if spec.RightKeys, err = joinKeys(n, "rightKeys", "right", right.Output, conf); err != nil {
+			return nil, err
+		}
+		if len(spec.LeftKeys) != len(spec.RightKeys) || len(spec.LeftKeys) == 0 {
+			return nil, fmt.Errorf("%s with %d left and %d right keys", strategy, len(spec.LeftKeys), len(spec.RightKeys))
+		}
 	}
-	if spec.RightKeys, err = joinKeys(n, "rightKeys", "right", right.Output, conf); err != nil {
-		return nil, err
+	if nullAware && (typ != join.LeftAnti || len(spec.LeftKeys) != 1) {
+		return nil, fmt.Errorf("a null-aware %s join with %d keys", typ, len(spec.LeftKeys))
 	}
-	if len(spec.LeftKeys) != len(spec.RightKeys) || len(spec.LeftKeys) == 0 {
-		return nil, fmt.Errorf("broadcast hash join with %d left and %d right keys", len(spec.LeftKeys), len(spec.RightKeys))
+	if nullAware {
+		// Spark's relation for a build side with a null key keeps no rows; the block is given one
+		// row of nulls instead (BolideBroadcastRows), which says "null key" only if the key is a
+		// plain column.
+		rk, err := n.Exprs("rightKeys")
+		if err != nil {
+			return nil, err
+		}
+		if len(rk) != 1 || rk[0] == nil || plan.ShortClass(rk[0].Class) != "AttributeReference" {
+			return nil, fmt.Errorf("a null-aware anti join whose build key is not a column is not supported natively")
+		}
 	}
 	for i, lk := range spec.LeftKeys {
 		rk := spec.RightKeys[i]
-		// HashJoin requires equal key types (DataType.equalsStructurally); a plan that breaks it is
-		// not one we can reason about.
+		// HashJoin requires equal key types (DataType.equalsStructurally), and so does the
+		// sort-merge join's key ordering; a plan that breaks it is not one we can reason about.
 		if !lk.Type().Equal(rk.Type()) {
 			return nil, fmt.Errorf("join key %d is %s on the left and %s on the right", i, lk.Type(), rk.Type())
 		}
@@ -77,6 +162,9 @@ func buildBroadcastHashJoin(n *plan.Node, children []exec.Operator, conf *plan.C
 		c, err := n.Expr("condition")
 		if err != nil {
 			return nil, err
+		}
+		if c != nil && nullAware {
+			return nil, fmt.Errorf("a null-aware anti join with a condition")
 		}
 		if c != nil {
 			if spec.Condition, spec.CondColumns, err = joinCondition(c, len(left.Output)+len(right.Output), conf); err != nil {
@@ -100,6 +188,42 @@ func buildBroadcastHashJoin(n *plan.Node, children []exec.Operator, conf *plan.C
 		}
 	}
 	return join.NewHashJoin(children[0], children[1], spec)
+}
+
+// broadcastBuildAllowed is JoinSelectionHelper.canBuildBroadcastLeft / canBuildBroadcastRight.
+func broadcastBuildAllowed(typ join.JoinType, build join.BuildSide) bool {
+	if build == join.BuildLeft {
+		return typ == join.Inner || typ == join.RightOuter
+	}
+	return typ != join.RightOuter && typ != join.FullOuter
+}
+
+// sortMergeBuildSide picks the side a sort-merge join run as a hash join builds: the other one
+// is streamed, and its order is the join's output order (SortMergeJoinExec.outputOrdering: the
+// left keys', the right keys' for a right outer join, none for a full outer join).
+func sortMergeBuildSide(typ join.JoinType) join.BuildSide {
+	if typ == join.RightOuter {
+		return join.BuildLeft
+	}
+	return join.BuildRight
+}
+
+// sortMergeBuildSort names the child of a sort-merge join whose sort only served the merge: the
+// build side's, when it is a SortExec (EnsureRequirements put it there for the join). Nothing
+// else reads the build side's order: the join's output follows the streamed side.
+func sortMergeBuildSort(n *plan.Node) []int {
+	typ, err := joinTypeOf(n)
+	if err != nil || len(n.Children) != 2 {
+		return nil
+	}
+	i := 1
+	if sortMergeBuildSide(typ) == join.BuildLeft {
+		i = 0
+	}
+	if plan.ShortClass(n.Children[i].Class) != "SortExec" {
+		return nil
+	}
+	return []int{i}
 }
 
 // joinTypeOf decodes the joinType field.
@@ -129,11 +253,13 @@ func joinTypeOf(n *plan.Node) (join.JoinType, error) {
 		return join.LeftAnti, nil
 	case "ExistenceJoin":
 		return join.Existence, nil
+	case "FullOuter":
+		return join.FullOuter, nil
 	case "LeftSingle":
 		return 0, fmt.Errorf("LeftSingle joins (a scalar subquery as a join, which must fail on a " +
 			"second match) are not supported natively yet")
 	}
-	return 0, fmt.Errorf("%s joins are not supported by a native broadcast hash join", name)
+	return 0, fmt.Errorf("%s joins are not supported by a native hash join", name)
 }
 
 func buildSideOf(n *plan.Node) (join.BuildSide, error) {

@@ -19,8 +19,10 @@ func Decide(req *plan.PlanRequest) *plan.PlanResponse {
 
 func decide(n *plan.Node, conf *plan.Conf, resp *plan.PlanResponse) exec.Operator {
 	children := make([]exec.Operator, len(n.Children))
+	decisions := make([]int, len(n.Children)) // index in resp.Decisions of each child's
 	for i, c := range n.Children {
 		children[i] = decide(c, conf, resp)
+		decisions[i] = len(resp.Decisions) - 1
 	}
 	d := plan.Decision{ID: n.ID}
 	op, err := buildNode(n, children, conf, func(i int) (exec.Operator, error) {
@@ -34,6 +36,13 @@ func decide(n *plan.Node, conf *plan.Conf, resp *plan.PlanResponse) exec.Operato
 		d.Name = r.Name
 		if r.EndsBlock {
 			op = nil // the parent reads the Spark wrapper's rows as an input
+		}
+		if r.Redundant != nil {
+			for _, i := range r.Redundant(n) {
+				if cd := &resp.Decisions[decisions[i]]; cd.Native && cd.ID == n.Children[i].ID && children[i] != nil {
+					cd.Elided = true
+				}
+			}
 		}
 	}
 	resp.Decisions = append(resp.Decisions, d)

@@ -30,6 +30,10 @@ type Rule struct {
 	// Spark wrapper the rest (TakeOrderedAndProject), so a parent never joins its block: the
 	// parent reads the wrapper's output as an input from Spark.
 	EndsBlock bool
+	// Redundant (nil: none) names children of a node that the native operator makes redundant
+	// (a sort-merge join's build-side sort): when such a child runs natively it is not run at all,
+	// its own child taking its place under the node.
+	Redundant func(n *plan.Node) []int
 }
 
 var rules = map[string]Rule{}

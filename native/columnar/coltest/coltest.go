@@ -13,6 +13,7 @@ import (
 	"math"
 	"math/big"
 	"math/rand/v2"
+	"sort"
 	"strings"
 	"testing"
 
@@ -191,6 +192,11 @@ func CompareRows(t testing.TB, what string, got, want [][]any) {
 			return
 		}
 	}
+}
+
+// SortRows orders rows by their shown form, for results whose order is not defined.
+func SortRows(rows [][]any) {
+	sort.SliceStable(rows, func(i, j int) bool { return ShowRow(rows[i]) < ShowRow(rows[j]) })
 }
 
 // GenRows draws n rows over types, each value by gen (the test's own value domain).

@@ -27,10 +27,15 @@ type buildRows struct {
 	keys  []expr.Expr
 	keep  []bool // per build column: copied (read by the output or the condition)
 	table *table
+	// outer: the join outputs build rows nothing matched, so rows with a null key are kept too
+	// (in nullRefs: never in the table) and matched marks, per table row, that a pair was output.
+	outer    bool
+	nullRefs []columnar.RowRef
+	matched  []bool
 
 	batches []*columnar.Batch // the copies; columns not kept are nil
 	cols    [][]arrow.Array   // per kept build column: its copy in every batch (gather sources)
-	refs    []columnar.RowRef // per build row: its batch and row there
+	refs    []columnar.RowRef // per table row: its batch and row there
 	rowsIn  int64             // rows the build child delivered, null keys included
 	sel     []int32
 	keyCols []arrow.Array
@@ -38,7 +43,7 @@ type buildRows struct {
 	accounted int64
 }
 
-func newBuildRows(ctx *exec.TaskContext, keys []expr.Expr, keep []bool) (*buildRows, error) {
+func newBuildRows(ctx *exec.TaskContext, keys []expr.Expr, keep []bool, outer bool) (*buildRows, error) {
 	kt := make([]sparktype.Type, len(keys))
 	for i, k := range keys {
 		kt[i] = k.Type()
@@ -47,7 +52,7 @@ func newBuildRows(ctx *exec.TaskContext, keys []expr.Expr, keep []bool) (*buildR
 	if err != nil {
 		return nil, err
 	}
-	return &buildRows{ctx: ctx, keys: keys, keep: keep, table: t}, nil
+	return &buildRows{ctx: ctx, keys: keys, keep: keep, table: t, outer: outer}, nil
 }
 
 // evalKeys evaluates key expressions over a batch into b.keyCols (released by releaseKeys).
@@ -91,25 +96,45 @@ func (b *buildRows) add(in *columnar.Batch) error {
 		return err
 	}
 	defer releaseAll(b.keyCols)
-	// Rows with a null key can never match, and a broadcast hash join never outputs unmatched
-	// build rows (Spark allows no full outer join here): they are not kept at all.
+	// Rows with a null key can never match: unless the join outputs unmatched build rows, they
+	// are not kept at all.
 	b.sel = validRows(b.keyCols, in.NumRows, b.sel)
+	if b.outer && len(b.sel) < in.NumRows {
+		if err := b.keepRows(in, nullRows(b.sel, in.NumRows), &b.nullRefs); err != nil {
+			return err
+		}
+	}
 	if len(b.sel) == 0 {
 		return nil
 	}
-	if err := b.keepRows(in, b.sel); err != nil {
+	if err := b.keepRows(in, b.sel, &b.refs); err != nil {
 		return err
 	}
 	return b.table.insert(b.keyCols, in.NumRows, b.sel)
 }
 
-// keepRows copies rows sel of the kept columns into task memory.
-func (b *buildRows) keepRows(in *columnar.Batch, sel []int32) error {
+// nullRows is the complement of the ascending rows sel in [0, n).
+func nullRows(sel []int32, n int) []int32 {
+	out := make([]int32, 0, n-len(sel))
+	j := 0
+	for i := int32(0); i < int32(n); i++ {
+		if j < len(sel) && sel[j] == i {
+			j++
+			continue
+		}
+		out = append(out, i)
+	}
+	return out
+}
+
+// keepRows copies rows sel of the kept columns into task memory and appends their references to
+// *refs.
+func (b *buildRows) keepRows(in *columnar.Batch, sel []int32, refs *[]columnar.RowRef) error {
 	anyKept := false
 	for _, k := range b.keep {
 		anyKept = anyKept || k
 	}
-	if !anyKept {
+	if !anyKept && !b.outer {
 		return nil // a semi, anti or existence join without a condition needs the keys only
 	}
 	cols := make([]arrow.Array, len(in.Cols))
@@ -126,7 +151,7 @@ func (b *buildRows) keepRows(in *columnar.Batch, sel []int32) error {
 	src := uint32(len(b.batches))
 	b.batches = append(b.batches, columnar.NewBatch(cols, len(sel)))
 	for j := range sel {
-		b.refs = append(b.refs, columnar.RowRef{Src: src, Row: uint32(j)})
+		*refs = append(*refs, columnar.RowRef{Src: src, Row: uint32(j)})
 	}
 	return nil
 }
@@ -135,6 +160,9 @@ func (b *buildRows) keepRows(in *columnar.Batch, sel []int32) error {
 func (b *buildRows) finish() {
 	b.table.finish()
 	b.sel, b.keyCols = nil, nil
+	if b.outer {
+		b.matched = make([]bool, len(b.refs))
+	}
 	b.cols = make([][]arrow.Array, len(b.keep))
 	for c, k := range b.keep {
 		if !k {
@@ -152,7 +180,8 @@ func (b *buildRows) memSize() int64 {
 	if b.table == nil {
 		return 0
 	}
-	return b.table.memSize() + int64(cap(b.refs))*8 + int64(cap(b.sel))*4 + int64(cap(b.batches))*8
+	return b.table.memSize() + int64(cap(b.refs)+cap(b.nullRefs))*8 + int64(cap(b.sel))*4 + int64(cap(b.batches))*8 +
+		int64(cap(b.matched))
 }
 
 // account reports the Go heap (plus extra bytes about to be allocated) to the task's memory
@@ -176,6 +205,7 @@ func (b *buildRows) release() {
 	}
 	releaseAll(b.keyCols)
 	b.batches, b.cols, b.refs, b.keyCols, b.sel = nil, nil, nil, nil, nil
+	b.nullRefs, b.matched = nil, nil
 	b.table = nil // the heap goes with the last reference, not at the join's Close
 	if b.ctx.Alloc != nil {
 		b.ctx.Alloc.Account(-b.accounted)

@@ -26,6 +26,7 @@ const (
 	LeftAnti
 	// Existence is ExistenceJoin(exists): every left row, plus whether it has a match.
 	Existence
+	FullOuter
 )
 
 func (j JoinType) String() string {
@@ -42,6 +43,8 @@ func (j JoinType) String() string {
 		return "LeftAnti"
 	case Existence:
 		return "ExistenceJoin"
+	case FullOuter:
+		return "FullOuter"
 	}
 	return fmt.Sprintf("JoinType(%d)", uint8(j))
 }
@@ -61,7 +64,7 @@ func (b BuildSide) String() string {
 	return "BuildRight"
 }
 
-// Spec describes a hash join, as Spark's BroadcastHashJoinExec does.
+// Spec describes a hash join, as Spark's BroadcastHashJoinExec and ShuffledHashJoinExec do.
 type Spec struct {
 	Type  JoinType
 	Build BuildSide
@@ -76,6 +79,10 @@ type Spec struct {
 	// Schema is the node's output: left ++ right (inner, outer), left (semi, anti), left plus
 	// the exists boolean (existence); nullability as Spark gives it.
 	Schema []sparktype.Field
+	// NullAware is a null-aware anti join (`x NOT IN (subquery)`, one key, no condition): a
+	// build side with a null key leaves no row, and a probe row with a null key is dropped unless
+	// the build side is empty (BroadcastHashJoinExec's isNullAwareAntiJoin).
+	NullAware bool
 }
 
 // side names a column of one child: of the probe side or of the build side.
@@ -84,11 +91,15 @@ type side struct {
 	col   int
 }
 
-// HashJoin is BroadcastHashJoinExec's operator. The build child is consumed whole at the first
-// Next into task memory (no spilling: a build side larger than the task's memory fails with the
-// allocator's message); the probe child is then streamed, each batch's keys looked up at once,
-// candidate pairs (probe row, build row) filtered by the condition in batches, and output gathered
-// in batches of about the task's batch size, in probe row order.
+// HashJoin is the operator of Spark's hash joins (broadcast and shuffled) and of its sort-merge
+// join, which runs as a hash join that streams the side whose order the sort-merge join reports.
+// The build child is consumed whole at the first Next into task memory (no spilling: a build side
+// larger than the task's memory fails with the allocator's message); the probe child is then
+// streamed, each batch's keys looked up at once, candidate pairs (probe row, build row) filtered by
+// the condition in batches, and output gathered in batches of about the task's batch size, in
+// probe row order. A join outer on its build side (a shuffled hash join's LeftOuter building
+// left, RightOuter building right, FullOuter) then emits the build rows that nothing matched,
+// null-extended, as Spark's ShuffledHashJoinExec does after its streamed side.
 type HashJoin struct {
 	left, right  exec.Operator
 	spec         Spec
@@ -98,21 +109,27 @@ type HashJoin struct {
 	out, cond    []side
 	keep         []bool // per build column: needed by the output or the condition
 	probeIsLeft  bool
-	st           *stream
+	// probeOuter: probe rows without a match are output null-extended; buildOuter: so are
+	// unmatched build rows, after the probe side.
+	probeOuter, buildOuter bool
+	st                     *stream
 }
 
 // NewHashJoin validates the join at construction: a join that builds runs.
 func NewHashJoin(left, right exec.Operator, spec Spec) (*HashJoin, error) {
 	switch {
-	case spec.Build == BuildRight && spec.Type == RightOuter,
-		spec.Build == BuildLeft && spec.Type != Inner && spec.Type != RightOuter:
-		// JoinSelectionHelper.canBuildBroadcastLeft / canBuildBroadcastRight.
-		return nil, fmt.Errorf("a broadcast hash join %s cannot use %s", spec.Type, spec.Build)
-	case spec.Type > Existence:
+	case spec.Build == BuildLeft && (spec.Type == LeftSemi || spec.Type == LeftAnti || spec.Type == Existence):
+		// The left side is the output: JoinSelectionHelper never builds it (canBuild*Left).
+		return nil, fmt.Errorf("a hash join %s cannot use %s", spec.Type, spec.Build)
+	case spec.Type > FullOuter:
 		return nil, fmt.Errorf("unknown join type %s", spec.Type)
 	}
-	if len(spec.LeftKeys) == 0 || len(spec.LeftKeys) != len(spec.RightKeys) {
+	// No keys at all is a nested-loop join: every pair is a candidate.
+	if len(spec.LeftKeys) != len(spec.RightKeys) {
 		return nil, fmt.Errorf("hash join with %d left and %d right keys", len(spec.LeftKeys), len(spec.RightKeys))
+	}
+	if spec.NullAware && (spec.Type != LeftAnti || len(spec.LeftKeys) != 1 || spec.Condition != nil) {
+		return nil, fmt.Errorf("a null-aware anti join needs one key and no condition")
 	}
 	for i, lk := range spec.LeftKeys {
 		rk := spec.RightKeys[i]
@@ -130,6 +147,14 @@ func NewHashJoin(left, right exec.Operator, spec Spec) (*HashJoin, error) {
 		}
 	}
 	h := &HashJoin{left: left, right: right, spec: spec, probeIsLeft: spec.Build == BuildRight}
+	switch spec.Type {
+	case LeftOuter:
+		h.probeOuter, h.buildOuter = h.probeIsLeft, !h.probeIsLeft
+	case RightOuter:
+		h.probeOuter, h.buildOuter = !h.probeIsLeft, h.probeIsLeft
+	case FullOuter:
+		h.probeOuter, h.buildOuter = true, true
+	}
 	if h.probeIsLeft {
 		h.probe, h.build, h.probeKeys, h.buildKeys = left, right, spec.LeftKeys, spec.RightKeys
 	} else {
@@ -160,7 +185,7 @@ func NewHashJoin(left, right exec.Operator, spec Spec) (*HashJoin, error) {
 	// The output columns, checked against the children.
 	var want []sparktype.Field
 	switch spec.Type {
-	case Inner, LeftOuter, RightOuter:
+	case Inner, LeftOuter, RightOuter, FullOuter:
 		want = append(append(want, ls...), rs...)
 		for i := range want {
 			h.out = append(h.out, sideOf(i))
@@ -188,11 +213,13 @@ func NewHashJoin(left, right exec.Operator, spec Spec) (*HashJoin, error) {
 			h.keep[s.col] = true
 		}
 	}
-	if spec.Type == LeftOuter || spec.Type == RightOuter {
-		for i, s := range h.out {
-			if s.build && !spec.Schema[i].Nullable {
-				return nil, fmt.Errorf("%s join output column %s of the build side is not nullable", spec.Type, spec.Schema[i].Name)
+	for i, s := range h.out {
+		if !spec.Schema[i].Nullable && (s.build && h.probeOuter || !s.build && h.buildOuter) {
+			what := "build"
+			if !s.build {
+				what = "probe"
 			}
+			return nil, fmt.Errorf("%s join output column %s of the %s side is not nullable", spec.Type, spec.Schema[i].Name, what)
 		}
 	}
 	return h, nil
@@ -209,6 +236,10 @@ type stream struct {
 	build *buildRows
 	built bool
 	done  bool
+	// tail: the probe side has ended and the unmatched build rows are being output, from tailPos
+	// (table rows first, then the rows with a null key).
+	tail    bool
+	tailPos int
 
 	in      *columnar.Batch // the probe batch being joined
 	keyCols []arrow.Array
@@ -235,7 +266,7 @@ func (h *HashJoin) Open(ctx *exec.TaskContext) error {
 	if err := h.right.Open(ctx); err != nil {
 		return err
 	}
-	b, err := newBuildRows(ctx, h.buildKeys, h.keep)
+	b, err := newBuildRows(ctx, h.buildKeys, h.keep, h.buildOuter)
 	if err != nil {
 		return err
 	}
@@ -255,6 +286,16 @@ func (h *HashJoin) Next() (*columnar.Batch, error) {
 		st.built = true
 	}
 	for !st.done {
+		if st.tail {
+			if err := st.account(); err != nil {
+				return nil, err
+			}
+			out, err := h.tailChunk()
+			if err != nil || out != nil {
+				return out, err
+			}
+			continue
+		}
 		if st.in == nil {
 			out, err := h.nextProbe()
 			if err != nil || out != nil {
@@ -303,6 +344,10 @@ func (h *HashJoin) consumeBuild() error {
 	if b.rowsIn == 0 && (h.spec.Type == Inner || h.spec.Type == LeftSemi) {
 		h.finishProbe()
 	}
+	// `x NOT IN (..., null, ...)` is never true (HashedRelationWithAllNullKeys).
+	if h.spec.NullAware && b.rowsIn > int64(b.table.rows) {
+		h.finishProbe()
+	}
 	return nil
 }
 
@@ -315,7 +360,11 @@ func (h *HashJoin) nextProbe() (*columnar.Batch, error) {
 		return nil, err
 	}
 	if in == nil {
-		h.finishProbe()
+		if h.buildOuter {
+			st.tail = true
+		} else {
+			h.finishProbe()
+		}
 		return nil, nil
 	}
 	if in.NumRows == 0 {
@@ -357,12 +406,18 @@ func (h *HashJoin) finishProbe() {
 // step produces the next output of the current probe batch, or nil when a chunk gave nothing.
 func (h *HashJoin) step() (*columnar.Batch, error) {
 	switch h.spec.Type {
-	case Inner, LeftOuter, RightOuter:
+	case Inner, LeftOuter, RightOuter, FullOuter:
 		return h.joinChunk()
 	}
 	if h.spec.Condition == nil {
 		for i, hd := range h.st.heads[:h.st.in.NumRows] {
 			h.st.matched[i] = hd >= 0
+		}
+		if h.spec.NullAware && len(h.st.sel) < h.st.in.NumRows {
+			// A null probe key against a non-empty build side: unknown, so not output.
+			for _, r := range nullRows(h.st.sel, h.st.in.NumRows) {
+				h.st.matched[r] = true
+			}
 		}
 	} else {
 		for h.st.row < h.st.in.NumRows {
@@ -466,7 +521,7 @@ func (h *HashJoin) evalCondition() error {
 // batch (nil when no row results).
 func (h *HashJoin) joinChunk() (*columnar.Batch, error) {
 	st := h.st
-	outer := h.spec.Type != Inner
+	outer := h.probeOuter
 	lo, hi, partial := st.fill(st.ctx.BatchSize(), outer, false)
 	st.pass = st.pass[:0]
 	if len(st.pRows) > 0 && h.spec.Condition != nil {
@@ -479,10 +534,18 @@ func (h *HashJoin) joinChunk() (*columnar.Batch, error) {
 	case !outer && h.spec.Condition == nil:
 		st.outP = append(st.outP, st.pRows...)
 		st.outRefs = st.buildRefs(st.bRows, st.outRefs)
+		if h.buildOuter {
+			for _, b := range st.bRows {
+				st.build.matched[b] = true
+			}
+		}
 	case !outer:
 		for _, k := range st.pass {
 			st.outP = append(st.outP, st.pRows[k])
 			st.outRefs = append(st.outRefs, st.build.refs[st.bRows[k]])
+			if h.buildOuter {
+				st.build.matched[st.bRows[k]] = true
+			}
 		}
 	default:
 		// Probe rows in order: each pair that passes, then, once a row's chain is done, the row
@@ -499,6 +562,9 @@ func (h *HashJoin) joinChunk() (*columnar.Batch, error) {
 					st.outP = append(st.outP, int32(r))
 					st.outRefs = append(st.outRefs, st.build.refs[st.bRows[k]])
 					st.matched[r] = true
+					if h.buildOuter {
+						st.build.matched[st.bRows[k]] = true
+					}
 				}
 				k++
 			}
@@ -515,6 +581,47 @@ func (h *HashJoin) joinChunk() (*columnar.Batch, error) {
 		return nil, nil
 	}
 	return h.gatherOutput(st.outP, st.outRefs)
+}
+
+// tailChunk outputs the next batch of build rows that no pair matched (and those with a null
+// key), the probe side's columns null; at the end it finishes the join.
+func (h *HashJoin) tailChunk() (*columnar.Batch, error) {
+	st := h.st
+	b := st.build
+	budget := st.ctx.BatchSize()
+	st.outRefs = st.outRefs[:0]
+	total := len(b.refs) + len(b.nullRefs)
+	for st.tailPos < total && len(st.outRefs) < budget {
+		i := st.tailPos
+		st.tailPos++
+		if i < len(b.refs) {
+			if !b.matched[i] {
+				st.outRefs = append(st.outRefs, b.refs[i])
+			}
+			continue
+		}
+		st.outRefs = append(st.outRefs, b.nullRefs[i-len(b.refs)])
+	}
+	if len(st.outRefs) == 0 {
+		h.finishProbe()
+		return nil, nil
+	}
+	n := len(st.outRefs)
+	probe := h.probe.Schema()
+	cols := make([]arrow.Array, len(h.out))
+	for i, s := range h.out {
+		var err error
+		if s.build {
+			cols[i], err = h.gatherBuild(s.col, st.outRefs)
+		} else {
+			cols[i] = array.MakeArrayOfNull(st.ctx.Alloc, probe[s.col].Type.Arrow(), n)
+		}
+		if err != nil {
+			releaseAll(cols)
+			return nil, err
+		}
+	}
+	return columnar.NewBatch(cols, n), nil
 }
 
 // semiChunk evaluates the condition over the next chunk of candidate pairs of a semi, anti or

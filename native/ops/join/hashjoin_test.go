@@ -103,6 +103,24 @@ func (j refJoin) run(left, right [][]any, nl, nr int) [][]any {
 				out = append(out, concat(make([]any, nl), r))
 			}
 		}
+	case FullOuter:
+		usedR := make([]bool, len(right))
+		for _, l := range left {
+			found := false
+			for i, r := range right {
+				if j.matches(l, r) {
+					out, found, usedR[i] = append(out, concat(l, r)), true, true
+				}
+			}
+			if !found {
+				out = append(out, concat(l, make([]any, nr)))
+			}
+		}
+		for i, r := range right {
+			if !usedR[i] {
+				out = append(out, concat(make([]any, nl), r))
+			}
+		}
 	case LeftSemi, LeftAnti, Existence:
 		for _, l := range left {
 			found := false
@@ -168,7 +186,7 @@ func (c joinCase) spec(t testing.TB, ls, rs []sparktype.Field) Spec {
 		return out
 	}
 	switch c.typ {
-	case Inner, LeftOuter, RightOuter:
+	case Inner, LeftOuter, RightOuter, FullOuter:
 		s.Schema = append(nullable(ls), nullable(rs)...)
 	case LeftSemi, LeftAnti:
 		s.Schema = ls
@@ -218,16 +236,28 @@ func (c joinCase) run(t *testing.T, rng *rand.Rand, left, right [][]any, batchSi
 		t.Errorf("%s: children not closed", c)
 	}
 	want := c.reference(t, len(c.keyTypes)).run(left, right, len(types), len(types))
+	if c.buildOuter() {
+		// Unmatched build rows come after the probe side, in no order Spark promises.
+		coltest.SortRows(got)
+		coltest.SortRows(want)
+	}
 	coltest.CompareRows(t, fmt.Sprintf("%s batch=%d", c, batchSize), got, want)
 }
 
-// joinShapes are the combinations Spark's JoinSelection allows for a broadcast hash join.
+// buildOuter: the join outputs unmatched build rows (a shuffled hash join's shapes).
+func (c joinCase) buildOuter() bool {
+	return c.typ == FullOuter || c.typ == LeftOuter && c.build == BuildLeft || c.typ == RightOuter && c.build == BuildRight
+}
+
+// joinShapes are the combinations Spark's JoinSelection allows for a broadcast hash join, then
+// those only a shuffled hash join (or a sort-merge join run as one) has: outer on the build side.
 var joinShapes = []struct {
 	typ   JoinType
 	build BuildSide
 }{
 	{Inner, BuildRight}, {Inner, BuildLeft}, {LeftOuter, BuildRight}, {RightOuter, BuildLeft},
 	{LeftSemi, BuildRight}, {LeftAnti, BuildRight}, {Existence, BuildRight},
+	{LeftOuter, BuildLeft}, {RightOuter, BuildRight}, {FullOuter, BuildRight}, {FullOuter, BuildLeft},
 }
 
 // Every join type and build side, over keys of every layout the table has (one word, two words,
@@ -346,7 +376,10 @@ func TestEmptySides(t *testing.T) {
 					t.Fatal(err)
 				}
 				wantRows := map[JoinType]int{Inner: 0, LeftSemi: 0, LeftOuter: len(rows), RightOuter: len(rows),
-					LeftAnti: len(rows), Existence: len(rows)}[sh.typ]
+					LeftAnti: len(rows), Existence: len(rows), FullOuter: len(rows)}[sh.typ]
+				if c.buildOuter() && sh.typ != FullOuter {
+					wantRows = 0 // the outer side is the empty build side
+				}
 				if len(got) != wantRows {
 					t.Errorf("%s over an empty build side: %d rows, want %d", c, len(got), wantRows)
 				}
@@ -461,19 +494,28 @@ func TestNewHashJoinValidates(t *testing.T) {
 		spec Spec
 		want string
 	}{
-		{"left outer building left", base(LeftOuter, BuildLeft), "LeftOuter cannot use BuildLeft"},
 		{"semi building left", base(LeftSemi, BuildLeft), "LeftSemi cannot use BuildLeft"},
-		{"right outer building right", base(RightOuter, BuildRight), "RightOuter cannot use BuildRight"},
+		{"anti building left", base(LeftAnti, BuildLeft), "LeftAnti cannot use BuildLeft"},
+		{"full outer probe side not nullable", func() Spec {
+			s := base(FullOuter, BuildRight)
+			s.Schema[0].Nullable = false
+			return s
+		}(), "FullOuter join output column c0 of the probe side is not nullable"},
 		{"key types differ", func() Spec {
 			s := base(Inner, BuildRight)
 			s.RightKeys = []expr.Expr{translate(t, columnJSON(2, "string"))}
 			return s
 		}(), "join key 0 is long on the left and string on the right"},
-		{"no keys", func() Spec {
+		{"key counts differ", func() Spec {
 			s := base(Inner, BuildRight)
-			s.LeftKeys, s.RightKeys = nil, nil
+			s.RightKeys = nil
 			return s
-		}(), "hash join with 0 left and 0 right keys"},
+		}(), "hash join with 1 left and 0 right keys"},
+		{"null-aware inner", func() Spec {
+			s := base(Inner, BuildRight)
+			s.NullAware = true
+			return s
+		}(), "a null-aware anti join needs one key and no condition"},
 		{"schema", func() Spec {
 			s := base(LeftSemi, BuildRight)
 			s.Schema = s.Schema[:1]
@@ -542,5 +584,69 @@ func TestUniqueKeysEveryRowMatching(t *testing.T) {
 		c := joinCase{keyTypes: []string{"long"}, typ: sh.typ, build: sh.build, normalize: true}
 		left, right := mk(500, false), mk(500, true)
 		c.run(t, rng, left, right, 1000)
+	}
+}
+
+// With no keys the join is a nested-loop join (BroadcastNestedLoopJoinExec): every pair is a
+// candidate and the condition decides; without one, a cross product.
+func TestNestedLoopJoin(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	for _, sh := range joinShapes[:7] {
+		for _, cond := range []bool{false, true} {
+			c := joinCase{typ: sh.typ, build: sh.build, cond: cond, normalize: true}
+			types := c.sideTypes(t)
+			left := coltest.GenRows(rng, types, 40+rng.IntN(30), 0.1, genValue)
+			right := coltest.GenRows(rng, types, 20+rng.IntN(30), 0.1, genValue)
+			for _, rows := range [][][]any{left, right} {
+				for i := range rows {
+					rows[i][0] = int64(rng.IntN(5))
+				}
+			}
+			for _, batch := range []int{1, 7, 1000} {
+				c.run(t, rng, left, right, batch)
+			}
+			c.run(t, rng, left, nil, 7)
+			c.run(t, rng, nil, right, 7)
+		}
+	}
+}
+
+// A null-aware anti join (NOT IN): an empty build side keeps every row, null keys included; a
+// build side with a null key keeps none; otherwise rows without a match and with a non-null key.
+func TestNullAwareAntiJoin(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 18))
+	c := joinCase{keyTypes: []string{"long"}, typ: LeftAnti, build: BuildRight, normalize: true}
+	types := c.sideTypes(t)
+	probe := [][]any{{int64(1), int64(0), "a"}, {nil, int64(0), "b"}, {int64(2), int64(0), "c"}, {int64(3), int64(0), "d"}}
+	cases := []struct {
+		build [][]any
+		want  string
+	}{
+		{nil, "1 a; null b; 2 c; 3 d"},
+		{[][]any{{int64(2), int64(0), "x"}}, "1 a; 3 d"},
+		{[][]any{{int64(2), int64(0), "x"}, {nil, int64(0), "y"}}, ""},
+		{[][]any{{int64(7), int64(0), "x"}}, "1 a; 2 c; 3 d"},
+	}
+	for _, tc := range cases {
+		ls, rs := coltest.NewSource(t, rng, types, probe, 2), coltest.NewSource(t, rng, types, tc.build, 1)
+		spec := c.spec(t, ls.Fields, rs.Fields)
+		spec.NullAware = true
+		op, err := NewHashJoin(ls, rs, spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := coltest.Drain(t, op, coltest.NewCtx(8), 8)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rows []string
+		for _, r := range got {
+			rows = append(rows, fmt.Sprintf("%s %v", coltest.Show(r[0]), r[2]))
+		}
+		if g := strings.Join(rows, "; "); g != tc.want {
+			t.Errorf("build %v: got %q, want %q", tc.build, g, tc.want)
+		}
+		ls.Release()
+		rs.Release()
 	}
 }

@@ -32,6 +32,9 @@ import (
 //     fixed-width values as their bits and strings length-prefixed, so that equal encodings mean
 //     equal keys.
 //
+//   - noKeys: a nested-loop join's: every build row is in one chain, which every probe row
+//     matches (the condition then decides).
+//
 // Rows whose key has a null are never inserted nor looked up: a null key matches nothing.
 
 type keyKind uint8
@@ -41,6 +44,7 @@ const (
 	word2Keys
 	bytesKeys
 	encodedKeys
+	noKeys
 )
 
 // fixedWidth is the width in bytes of a fixed-width key type's bits, 0 for strings and binaries.
@@ -183,6 +187,9 @@ func newTable(types []sparktype.Type) (*table, error) {
 		if !KeyTypeSupported(t) {
 			return nil, fmt.Errorf("join keys of type %s are not supported natively", t)
 		}
+	}
+	if len(types) == 0 {
+		return &table{kind: noKeys}, nil
 	}
 	kind, packs := layoutFor(types)
 	t := &table{kind: kind, types: types, packs: packs, shift: 64 - minSlotBits}
@@ -445,6 +452,7 @@ func (t *table) insert(keys []arrow.Array, n int, sel []int32) error {
 	t.next = append(t.next, make([]int32, len(sel))...)
 	t.rows += int32(len(sel))
 	switch t.kind {
+	case noKeys:
 	case wordKeys:
 		if err := t.words(keys, n); err != nil {
 			return err
@@ -600,6 +608,15 @@ func (t *table) growBytes() {
 
 // finish puts every chain in build order and drops what only the build needed.
 func (t *table) finish() {
+	if t.kind == noKeys {
+		for i := range t.next {
+			t.next[i] = int32(i) + 1
+		}
+		if len(t.next) > 0 {
+			t.next[len(t.next)-1] = -1
+		}
+		return
+	}
 	for i := range t.wslots {
 		t.reverse(&t.wslots[i].head)
 	}
@@ -633,6 +650,14 @@ func (t *table) probe(keys []arrow.Array, n int, sel []int32, heads []int32) err
 		}
 	}
 	switch t.kind {
+	case noKeys:
+		head := int32(-1)
+		if t.rows > 0 {
+			head = 0
+		}
+		for _, i := range sel {
+			heads[i] = head
+		}
 	case wordKeys:
 		if err := t.words(keys, n); err != nil {
 			return err

@@ -164,7 +164,9 @@ object TpchBenchDriver {
       // The plugin's own count, for cross-checking ours (in the engine's log).
       val ex = answerDf.queryExecution.explainString(ExtendedMode).split("\n")
         .find(_.startsWith("Bolide: ")).getOrElse("no Bolide explain line")
-      System.err.println(s"[bench] $query: $ex; bench count: ${operators - fallbacks} of $operators")
+      val names = foreignOperators(answerDf.queryExecution.executedPlan, prefix)._1
+      System.err.println(s"[bench] $query: $ex; bench count: ${operators - fallbacks} of $operators" +
+        (if (names.isEmpty) "" else s"; not native: ${names.mkString(", ")}"))
     }
     if (tag == "warmup") {
       System.err.println(s"[bench] $query executed plan:\n" +
@@ -205,13 +207,22 @@ object TpchBenchDriver {
     n.startsWith("AdaptiveSparkPlan") || n.contains("QueryStage") || n == "InputAdapter" ||
       n == "WholeStageCodegenExec" || n.contains("ColumnarToRow") || n.contains("RowToColumnar") ||
       n == "ReusedExchangeExec" || n == "AQEShuffleReadExec" || n == "BolideRowToArrowExec" ||
-      n == "BolideCollectLimitExec" || n == "CometSparkToColumnarExec" || n == "CometSparkRowToColumnarExec"
+      n == "BolideCollectLimitExec" || n == "CometSparkToColumnarExec" || n == "CometSparkRowToColumnarExec" ||
+      // A subquery's wrapper: its plan is walked and counted.
+      n == "SubqueryExec" || n == "ReusedSubqueryExec" || n == "SubqueryBroadcastExec" ||
+      n == "SubqueryAdaptiveBroadcastExec"
   }
 
   /** (operators not run by the engine, operators counted) over the whole executed plan. */
   def countOperators(plan: SparkPlan, prefix: String): (Int, Int) = {
+    val (foreign, total) = foreignOperators(plan, prefix)
+    (foreign.size, total)
+  }
+
+  /** (names of the operators not run by the engine, operators counted). */
+  def foreignOperators(plan: SparkPlan, prefix: String): (Seq[String], Int) = {
     var total = 0
-    var foreign = 0
+    val foreign = scala.collection.mutable.ArrayBuffer.empty[String]
     val seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap[SparkPlan, java.lang.Boolean]())
     def walk(p: SparkPlan): Unit = {
       if (!seen.add(p)) return
@@ -221,13 +232,13 @@ object TpchBenchDriver {
         case w if isWrapper(w) =>
         case other =>
           total += 1
-          if (prefix.isEmpty || !other.getClass.getSimpleName.startsWith(prefix)) foreign += 1
+          if (prefix.isEmpty || !other.getClass.getSimpleName.startsWith(prefix)) foreign += other.nodeName
       }
       p.children.foreach(walk)
       p.subqueries.foreach(walk)
     }
     walk(plan)
-    (foreign, total)
+    (foreign.toSeq, total)
   }
 
   def renderRow(r: Row): String = {

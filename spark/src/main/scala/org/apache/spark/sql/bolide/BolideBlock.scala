@@ -156,7 +156,8 @@ class BolideBlockRDD(
             owned += frames
             frames
           case relation =>
-            val rows = new ArrowBatches(BolideBroadcastRows(relation), inputSchemas(k), batchSize, allocator)
+            val rows = new ArrowBatches(BolideBroadcastRows(relation, inputSchemas(k).length), inputSchemas(k), batchSize,
+              allocator)
             owned += rows
             new ArrowInput(rows, inputSchemas(k), allocator)
         }

@@ -30,7 +30,8 @@ case class BolideColumnarRule(session: SparkSession) extends ColumnarRule {
 object BolidePlanRule extends Rule[SparkPlan] with Logging {
   private val mapper = new ObjectMapper()
 
-  final case class Decision(native: Boolean, name: String, reason: String)
+  /** elided: a native node its parent made redundant (a sort-merge join's build-side sort). */
+  final case class Decision(native: Boolean, name: String, reason: String, elided: Boolean = false)
 
   override def apply(plan: SparkPlan): SparkPlan = {
     val conf = SQLConf.get
@@ -43,7 +44,8 @@ object BolidePlanRule extends Rule[SparkPlan] with Logging {
     val response = mapper.readTree(NativeLib.plan(request))
     val decisions = response.get("decisions").elements().asScala.map { d =>
       d.get("id").asInt() -> Decision(
-        d.path("native").asBoolean(false), d.path("name").asText(""), d.path("reason").asText(""))
+        d.path("native").asBoolean(false), d.path("name").asText(""), d.path("reason").asText(""),
+        d.path("elided").asBoolean(false))
     }.toMap
     val logFallback = BolideConf.EXPLAIN_FALLBACK.getBoolean(conf)
 
@@ -61,6 +63,7 @@ object BolidePlanRule extends Rule[SparkPlan] with Logging {
           val b = BolideExec(d.name, t, newChildren, childRows = Some(t.sortOrder))
           b.copyTagsFrom(p)
           b
+        case _ if d.native && d.elided && newChildren.size == 1 => newChildren.head
         case b: BroadcastExchangeExec if d.native =>
           val x = BolideBroadcastExchangeExec(b.mode, newChildren.head)
           x.copyTagsFrom(p)

@@ -1,6 +1,7 @@
 package org.apache.spark.sql.execution.joins
 
 import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
 
 /**
  * The rows of a broadcast value, for one task of a native block (Bolide). Lives in Spark's joins
@@ -9,11 +10,12 @@ import org.apache.spark.sql.catalyst.InternalRow
  * holds all rows.
  */
 object BolideBroadcastRows {
-  def apply(value: Any): Iterator[InternalRow] = value match {
+  def apply(value: Any, numFields: Int): Iterator[InternalRow] = value match {
     case EmptyHashedRelation => Iterator.empty
-    // Only a null-aware anti join builds it, and Bolide does not run those natively.
-    case HashedRelationWithAllNullKeys => throw new IllegalStateException(
-      "a null-aware anti join's build side (all keys null) cannot be read natively")
+    // A null-aware anti join's build side with a null key (the relation keeps no rows): one row
+    // of nulls says so to the native join, whose build key is a plain column (the translator
+    // checks), hence null too.
+    case HashedRelationWithAllNullKeys => Iterator.single(new GenericInternalRow(numFields))
     // A copy per task: a relation's lookups reuse its row objects. Every value once: the
     // unsafe map iterates its (key, value) records (keys() repeats a key per value), the long map
     // its distinct keys, each with its chain of values.
