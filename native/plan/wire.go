@@ -271,6 +271,9 @@ type Decision struct {
 	Reason string `json:"reason,omitempty"` // why the node stays in Spark
 	// Elided: a native node that its parent made redundant; the JVM replaces it by its child.
 	Elided bool `json:"elided,omitempty"`
+	// Unordered: a native node whose output order Spark's node would report, but which does not
+	// keep it (nothing above reads it); the JVM reports no output ordering for it.
+	Unordered bool `json:"unordered,omitempty"`
 }
 
 // PlanResponse answers a PlanRequest, one decision per node.

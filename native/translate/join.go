@@ -42,7 +42,8 @@ func init() {
 			"existence) run as a hash join that streams the side whose order the sort-merge join " +
 			"reports (the left one; the right one for a right outer join) and builds the other, so " +
 			"the output keeps the ordering Spark's plan relies on. The sort of the build side is " +
-			"then redundant and is not run (it disappears from the plan). The build side is held " +
+			"then redundant and is not run (it disappears from the plan), and so is the streamed " +
+			"side's when nothing above the join reads its order (an aggregate, an exchange). The build side is held " +
 			"in task memory (no spilling yet: a partition larger than the task's memory fails with " +
 			"the setting to raise).",
 		Build: func(n *plan.Node, children []exec.Operator, conf *plan.Conf) (exec.Operator, error) {

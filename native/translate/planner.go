@@ -14,6 +14,7 @@ import (
 func Decide(req *plan.PlanRequest) *plan.PlanResponse {
 	resp := &plan.PlanResponse{}
 	decide(req.Plan, &req.Conf, resp)
+	elideUnreadOrder(req.Plan, resp)
 	return resp
 }
 

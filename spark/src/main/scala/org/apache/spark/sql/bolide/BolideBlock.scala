@@ -8,7 +8,7 @@ import org.apache.spark.broadcast.Broadcast
 import org.apache.spark.sql.execution.{EmptyRelationExec, ExecSubqueryExpression, FileSourceScanExec, SparkPlan}
 import org.apache.spark.sql.execution.adaptive.BroadcastQueryStageExec
 import org.apache.spark.sql.execution.exchange.{BroadcastExchangeLike, ReusedExchangeExec}
-import org.apache.spark.sql.bolide.shuffle.{BolideBroadcastBatches, BolideBroadcastExchangeExec}
+import org.apache.spark.sql.bolide.shuffle.{BolideBroadcastBatches, BolideBroadcastExchangeExec, BolideShuffledBatchRDD}
 import org.apache.spark.sql.execution.joins.BolideBroadcastRows
 import org.apache.spark.sql.execution.datasources.{FilePartition, FileScanRDD}
 import org.apache.spark.sql.execution.metric.SQLMetric
@@ -27,10 +27,14 @@ object BolideBlock {
     val conf = PlanEncoder.confJson(sqlConf)
     val blockInputs: Seq[BlockInput] = inputs.toSeq.map { c =>
       if (isBroadcast(c)) Broadcasted(BolideBroadcastExchangeExec.broadcastFor(c))
-      else if (c.supportsColumnar) Partitioned(c.executeColumnar())
+      else if (c.supportsColumnar) c.executeColumnar() match {
+        // A native shuffle read: the block decodes its frames (no batch export and import between).
+        case s: BolideShuffledBatchRDD => ShuffleRead(s)
+        case rdd => Partitioned(rdd)
+      }
       else Partitioned(BolideRowToArrowExec.toArrow(c.execute(), c.schema, BolideConf.BATCH_SIZE.getInt(sqlConf)))
     }
-    val inputRDDs = blockInputs.collect { case Partitioned(rdd) => rdd }
+    val inputRDDs = BlockInput.partitioned(blockInputs)
     val fileRDDs = scans.toSeq.map { case (id, s) =>
       s.inputRDD match {
         case f: FileScanRDD => (id, s, f)
@@ -94,13 +98,20 @@ object BolideBlock {
   }
 }
 
-/** A Spark child of a native block: partitioned like the block, or broadcast to every task. */
+/**
+ * A Spark child of a native block: partitioned like the block (batches, or a native shuffle read
+ * whose frames the block decodes), or broadcast to every task.
+ */
 sealed trait BlockInput
 final case class Partitioned(rdd: RDD[ColumnarBatch]) extends BlockInput
+final case class ShuffleRead(rdd: BolideShuffledBatchRDD) extends BlockInput
 final case class Broadcasted(value: Broadcast[Any]) extends BlockInput
 
 object BlockInput {
-  def partitioned(inputs: Seq[BlockInput]): Seq[RDD[ColumnarBatch]] = inputs.collect { case Partitioned(r) => r }
+  def partitioned(inputs: Seq[BlockInput]): Seq[RDD[ColumnarBatch]] = inputs.collect {
+    case Partitioned(r) => r
+    case ShuffleRead(r) => r
+  }
 }
 
 class BolideBlockPartition(val index: Int, val parents: Seq[Partition], val files: Seq[FilePartition])
@@ -149,6 +160,10 @@ class BolideBlockRDD(
     val nativeInputs: Array[AnyRef] = blockInputs.indices.map { k =>
       blockInputs(k) match {
         case Partitioned(rdd) => new ArrowInput(rdd.iterator(parents.next(), context), inputSchemas(k), allocator)
+        case ShuffleRead(rdd) =>
+          val frames = rdd.frames(parents.next(), context)
+          owned += frames
+          frames
         case Broadcasted(b) => b.value match {
           // A native broadcast: its frames are decoded by the block's input leaf.
           case n: BolideBroadcastBatches =>

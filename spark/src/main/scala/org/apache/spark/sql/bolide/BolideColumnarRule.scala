@@ -31,7 +31,9 @@ object BolidePlanRule extends Rule[SparkPlan] with Logging {
   private val mapper = new ObjectMapper()
 
   /** elided: a native node its parent made redundant (a sort-merge join's build-side sort). */
-  final case class Decision(native: Boolean, name: String, reason: String, elided: Boolean = false)
+  /** unordered: a native node that does not keep the order its Spark node would report. */
+  final case class Decision(native: Boolean, name: String, reason: String, elided: Boolean = false,
+      unordered: Boolean = false)
 
   override def apply(plan: SparkPlan): SparkPlan = {
     val conf = SQLConf.get
@@ -45,7 +47,7 @@ object BolidePlanRule extends Rule[SparkPlan] with Logging {
     val decisions = response.get("decisions").elements().asScala.map { d =>
       d.get("id").asInt() -> Decision(
         d.path("native").asBoolean(false), d.path("name").asText(""), d.path("reason").asText(""),
-        d.path("elided").asBoolean(false))
+        d.path("elided").asBoolean(false), d.path("unordered").asBoolean(false))
     }.toMap
     val logFallback = BolideConf.EXPLAIN_FALLBACK.getBoolean(conf)
 
@@ -75,7 +77,7 @@ object BolidePlanRule extends Rule[SparkPlan] with Logging {
           b
         case _ if d.native =>
           // Tags carry the logical link AQE needs to create query stages.
-          val b = BolideExec(d.name, p, newChildren)
+          val b = BolideExec(d.name, p, newChildren, unordered = d.unordered)
           b.copyTagsFrom(p)
           b
         case _ =>
@@ -105,13 +107,13 @@ object BolideTransitionRule extends Rule[SparkPlan] {
   /** A native TakeOrderedAndProject's top-k, which needs Spark's merge above it. */
   private object TopK {
     def unapply(p: SparkPlan): Option[(TakeOrderedAndProjectExec, BolideExec)] = p match {
-      case b @ BolideExec(_, t: TakeOrderedAndProjectExec, _, Some(_)) => Some((t, b))
+      case b @ BolideExec(_, t: TakeOrderedAndProjectExec, _, Some(_), _) => Some((t, b))
       case _ => None
     }
   }
 
   override def apply(plan: SparkPlan): SparkPlan = plan.transformUp {
-    case ColumnarToRowExec(b @ BolideExec(_, limit: CollectLimitExec, _, _)) =>
+    case ColumnarToRowExec(b @ BolideExec(_, limit: CollectLimitExec, _, _, _)) =>
       BolideCollectLimitExec(limit, b)
     case ColumnarToRowExec(TopK(t, b)) => BolideTakeOrderedAndProjectExec(t, b)
     // Spark's columnar union ignores the partitioning it reports (see BolideUnionExec).

@@ -19,12 +19,15 @@ case class BolideExec(
     nativeName: String,
     original: SparkPlan,
     children: Seq[SparkPlan],
-    childRows: Option[Seq[SortOrder]] = None)
+    childRows: Option[Seq[SortOrder]] = None,
+    unordered: Boolean = false)
   extends SparkPlan with BolideNode {
 
   // childRows: the native operator does the per-partition part of `original` and outputs rows of
   // its child, in this order (TakeOrderedAndProject's top-k); a Spark wrapper above it does the
-  // rest (BolideTakeOrderedAndProjectExec).
+  // rest (BolideTakeOrderedAndProjectExec). unordered: the native operator does not keep the order
+  // `original` would report (Go found that nothing above reads it: a sort-merge join without its
+  // streamed side's sort).
   override def nodeName: String = nativeName
   override def output: Seq[Attribute] =
     if (childRows.isDefined) original.children.head.output else original.output
@@ -41,7 +44,8 @@ case class BolideExec(
 
   override def outputPartitioning: Partitioning =
     if (childRows.isDefined) children.head.outputPartitioning else current.outputPartitioning
-  override def outputOrdering: Seq[SortOrder] = childRows.getOrElse(current.outputOrdering)
+  override def outputOrdering: Seq[SortOrder] =
+    if (unordered) Nil else childRows.getOrElse(current.outputOrdering)
   override def supportsColumnar: Boolean = true
 
   // The block runs the subqueries of the Spark node it stands for (BolideBlock.waitForSubqueries);
@@ -69,7 +73,7 @@ case class BolideExec(
 
   override def doCanonicalize(): SparkPlan =
     BolideExec(nativeName, original.canonicalized, children.map(_.canonicalized),
-      childRows.map(_.map(_.canonicalized.asInstanceOf[SortOrder])))
+      childRows.map(_.map(_.canonicalized.asInstanceOf[SortOrder])), unordered)
 }
 
 /** A node that runs as Bolide (counted as native in explain and tests): named Bolide*. */

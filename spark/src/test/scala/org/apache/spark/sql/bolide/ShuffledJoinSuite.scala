@@ -112,6 +112,18 @@ class ShuffledJoinSuite extends BolideSuiteBase {
     assertTrue(s"Spark sort left:\n$plan", !planNodes(plan).exists(_.isInstanceOf[SortExec]))
   }
 
+  @Test def unreadOrderIsNotMade(): Unit = shuffled {
+    // Under an aggregate nothing reads the join's order: neither side is sorted.
+    Seq("JOIN", "LEFT JOIN", "RIGHT JOIN", "LEFT SEMI JOIN").foreach { jt =>
+      val cols = if (jt.contains("SEMI")) "l.k" else "l.k, r.s"
+      val df = checkNative(s"SELECT /*+ MERGE(r) */ $cols, count(*) FROM jl l $jt jr r ON l.k = r.k GROUP BY $cols",
+        Seq(Smj, "BolideHashAggregate"))
+      val plan = df.queryExecution.executedPlan
+      assertEquals(s"sorts under the join:\n$plan", 0,
+        planNodes(plan).count(p => p.nodeName == "BolideSort" || p.isInstanceOf[SortExec]))
+    }
+  }
+
   @Test def operatorsAboveReadTheJoinsOrder(): Unit = shuffled {
     // A window over the join's keys needs no sort of its own (the join reports the order): the
     // native join must deliver it, or the window splits its partitions.

@@ -40,7 +40,13 @@ class BolideShuffledBatchRDD(
     }
   }
 
-  override def compute(split: Partition, context: TaskContext): Iterator[ColumnarBatch] = {
+  override def compute(split: Partition, context: TaskContext): Iterator[ColumnarBatch] =
+    reader(split, context).read().map(_._2)
+
+  /** The partition's fetched blocks as frames, for a native block that decodes them itself. */
+  def frames(split: Partition, context: TaskContext): ShuffleFrames = reader(split, context).frames()
+
+  private def reader(split: Partition, context: TaskContext): BolideShuffleReader = {
     val reporter = new SQLShuffleReadMetricsReporter(context.taskMetrics().createTempShuffleReadMetrics(), metrics)
     val manager = SparkEnv.get.shuffleManager
     val handle = dependency.shuffleHandle
@@ -52,7 +58,7 @@ class BolideShuffledBatchRDD(
       case CoalescedMapperPartitionSpec(startMap, endMap, numReducers) => (startMap, endMap, 0, numReducers)
     }
     manager.getReader[Int, ColumnarBatch](handle, startMap, endMap, startReducer, endReducer, context, reporter)
-      .read().map(_._2)
+      .asInstanceOf[BolideShuffleReader]
   }
 
   override def clearDependencies(): Unit = {

@@ -166,6 +166,7 @@ object ClusterCheck extends BolideSuiteBase {
         s"Bolide ${session.conf.get(BolideConf.VERSION_KEY, "?")}")
 
       runAll(tpchDir, queriesDir)
+      corruptBlockCase()
       checkExecutorMemory()
       summary(System.nanoTime() - t0)
       if (problems.isEmpty) 0 else 1
@@ -321,6 +322,47 @@ object ClusterCheck extends BolideSuiteBase {
     }
   }
 
+  /**
+   * A damaged native shuffle block on an executor: the reduce task that reads it fails with a
+   * FetchFailedException (the frame's CRC-32C is checked as it is fetched), Spark recomputes the
+   * map output, and the query still answers right.
+   */
+  private def corruptBlockCase(): Unit = {
+    val name = "corrupt-block"
+    if (Option(System.getenv("BOLIDE_CLUSTER_CASES")).exists(r => r.nonEmpty && r.r.findFirstIn(name).isEmpty)) return
+    val sc = spark.sparkContext
+    withConf("spark.sql.adaptive.enabled" -> "false") {
+      val sql = "SELECT k, count(*) AS c, sum(id) AS s FROM " +
+        "(SELECT /*+ REPARTITION(4, k) */ id % 13 AS k, id FROM range(0, 40000, 1, 4)) GROUP BY k"
+      val expected = withConf("spark.bolide.enabled" -> "false")(canonical(spark.sql(sql).collect().toSeq).sorted)
+      val df = spark.sql(sql)
+      // One RDD run twice: the second run finds the map outputs and only reads them.
+      val rdd = df.queryExecution.toRdd
+      def answer(): Seq[String] =
+        rdd.map(r => s"[${r.getLong(0)},${r.getLong(1)},${r.getLong(2)}]").collect().toSeq.sorted
+      if (answer() != expected) { problem(name, "the first run's answer differs from Spark's"); return }
+      val ids = planNodes(df.queryExecution.executedPlan).collect { case e: BolideShuffleExchangeExec =>
+        e.shuffleDependency.shuffleId
+      }
+      if (ids.isEmpty) { problem(name, s"no native shuffle:\n${planText(df)}"); return }
+      val damaged = sc.parallelize(0 until 16, 16).map(_ => ShuffleDamage(ids)).collect().sum
+      if (damaged == 0) { problem(name, "no shuffle data file found on the executors"); return }
+      sc.listenerBus.waitUntilEmpty()
+      Listener.reset()
+      val second = try answer() catch {
+        case t: Throwable => problem(name, s"failed after the damage: ${trace(t)}\n${taskFailures()}"); return
+      }
+      sc.listenerBus.waitUntilEmpty()
+      if (second != expected) problem(name, "the answer after the damage differs from Spark's")
+      val fetchFailures = Listener.failures.asScala.count(_.contains("FetchFailed"))
+      if (fetchFailures == 0) problem(name, s"no FetchFailed task end after the damage:\n${taskFailures()}")
+      println(s"${if (problems.exists(_.startsWith(s"[$name]"))) "FAIL" else "ok  "} $name: " +
+        s"$damaged file damages, $fetchFailures fetch failures, answer after recomputing " +
+        s"${if (second == expected) "equal to" else "differs from"} Spark's")
+      Listener.reset()
+    }
+  }
+
   private def distinct[T <: AnyRef](xs: Seq[T]): Seq[T] = {
     val seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap[T, java.lang.Boolean]())
     xs.filter(seen.add)
@@ -434,5 +476,23 @@ object ExecutorMemory {
     val jvm = BolideArrow.root.getAllocatedMemory
     id -> (native + (if (jvm == 0) "" else s"\nJVM-side Arrow memory still allocated ($jvm bytes):\n" +
       BolideArrow.root.toVerboseString))
+  }
+}
+
+/** Runs on an executor: damages the data files of the given shuffles there. */
+object ShuffleDamage {
+  def apply(shuffleIds: Seq[Int]): Int = {
+    val files = org.apache.spark.SparkEnv.get.blockManager.diskBlockManager.getAllFiles()
+      .filter(f => f.getName.endsWith(".data") && f.length() > 64 &&
+        shuffleIds.exists(id => f.getName.startsWith(s"shuffle_${id}_")))
+    files.foreach { f =>
+      // The same bytes every time: another task damaging the file again leaves it as damaged.
+      val raf = new java.io.RandomAccessFile(f, "rw")
+      try {
+        raf.seek(raf.length() / 2)
+        raf.write(Array.fill[Byte](16)(0xa5.toByte))
+      } finally raf.close()
+    }
+    files.size
   }
 }
