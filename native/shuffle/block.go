@@ -328,10 +328,16 @@ func (d *blockDecoder) decode(alloc memory.Allocator, frame []byte) (*columnar.B
 	if err != nil {
 		return nil, err
 	}
-	d.raw = grow(d.raw[:0], h.rawLen)
-	raw := d.raw
-	if err := decompress(h.codec, raw, frame[headerSize:]); err != nil {
-		return nil, err
+	// A stored payload is decoded where it lies: the columns are copied out of it anyway.
+	raw := frame[headerSize:]
+	if h.codec != CodecNone {
+		d.raw = grow(d.raw[:0], h.rawLen)
+		raw = d.raw
+		if err := decompress(h.codec, raw, frame[headerSize:]); err != nil {
+			return nil, err
+		}
+	} else if len(raw) != h.rawLen {
+		return nil, fmt.Errorf("stored payload of %d bytes, header says %d", len(raw), h.rawLen)
 	}
 	// The metadata, then the streams' bounds and the decoded buffers' layout.
 	r := metaReader{b: raw}
