@@ -8,8 +8,9 @@ then ITER timed rounds (engine after engine within a round). Each answer is chec
 Spark's warm-up answer (same canonical rendering: rows sorted unless the query orders, decimals exact,
 doubles to ~1e-9 relative); a wrong answer is reported as correct=false and gets no time.
 
-Writes into --out: results.csv, summary.md, chart.png, logs/<engine>.log (the JVM's log and the
-executed plans), answers/<engine>/ (canonical answers).
+Writes into --out: results.csv, summary.md, chart.png, shuffle-bytes.csv (the exact bytes behind
+summary.md's shuffle MB columns), logs/<engine>.log (the JVM's log and the executed plans),
+answers/<engine>/ (canonical answers).
 """
 import argparse
 import csv
@@ -380,6 +381,7 @@ def main():
         shutil.rmtree(snapshot, ignore_errors=True)
 
     write_csv(args, queries, names, runs)
+    write_shuffle_csv(args, queries, names, runs)
     md = write_summary(args, queries, names, engines, runs, started)
     write_chart(args, queries, names, runs)
     print(md)
@@ -425,6 +427,16 @@ def write_csv(args, queries, names, runs):
                     w.writerow([q, n, i, secs, r.get("rows", ""),
                                 r.get("fallbacks", "") if n != "spark" else "",
                                 "" if ok is None else str(ok).lower()])
+
+
+def write_shuffle_csv(args, queries, names, runs):
+    """Shuffle bytes written per query and engine in the warm-up run (what summary.md shows in MB),
+    exact: on small scale factors the MB round to 0.000 and hide which engine writes more."""
+    with open(os.path.join(args.out, "shuffle-bytes.csv"), "w", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(["query"] + names)
+        for q in queries:
+            w.writerow([q] + [runs[(q, n, "warmup")].get("shuffle_bytes", "") for n in names])
 
 
 def write_summary(args, queries, names, engines, runs, started):

@@ -14,7 +14,9 @@ import (
 //	BOLIDE_MEMCHECK=0 go test -run NONE -bench . -benchtime 5x ./shuffle/
 //
 // MB/s is uncompressed Arrow bytes of the input (Write) or of the output (Read) per second; B/row
-// is the data file's bytes per row, sparkB/row what Spark's own shuffle would write for the rows.
+// is the data file's bytes per row, sparkB/row what Spark's own shuffle would write for the rows;
+// cpuNs/row is the process's CPU time per row (GC included), steadier than time/op on a shared
+// machine: compare runs with benchstat on it.
 
 const benchRows = 1 << 18
 
@@ -50,6 +52,7 @@ func BenchmarkWrite(b *testing.B) {
 					b.SetBytes(size)
 					b.ReportAllocs()
 					var res WriteResult
+					cpu := processCPU()
 					for range b.N {
 						src.Pos = 0
 						ctx := coltest.NewCtx(8192)
@@ -67,6 +70,7 @@ func BenchmarkWrite(b *testing.B) {
 					b.ReportMetric(float64(total)/benchRows, "B/row")
 					b.ReportMetric(float64(spark)/benchRows, "sparkB/row")
 					b.ReportMetric(float64(res.WriteNanos)/benchRows, "writeNs/row")
+					b.ReportMetric(float64(processCPU()-cpu)/float64(b.N)/benchRows, "cpuNs/row")
 				})
 			}
 		}
@@ -100,6 +104,7 @@ func BenchmarkRead(b *testing.B) {
 			b.Run(fmt.Sprintf("%s/parts=%d/%s", what, np, c.name), func(b *testing.B) {
 				b.SetBytes(size)
 				b.ReportAllocs()
+				cpu := processCPU()
 				for range b.N {
 					ctx := coltest.NewCtx(8192)
 					r := NewReader(src.Fields, &frames{data: data}, 8192)
@@ -125,6 +130,7 @@ func BenchmarkRead(b *testing.B) {
 					}
 				}
 				b.ReportMetric(float64(benchRows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+				b.ReportMetric(float64(processCPU()-cpu)/float64(b.N)/benchRows, "cpuNs/row")
 			})
 		}
 	}

@@ -9,18 +9,16 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/bitutil"
-	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/bolide-dev/bolide/native/columnar"
 	"github.com/bolide-dev/bolide/native/sparktype"
 )
 
-// The block format (see doc.go for the layout): a frame header, then the codec-compressed Arrow
-// IPC encapsulated record-batch message. Encoding goes through arrow-go's ipc payload writer;
-// decoding validates the message (flatbuf.go) and slices the column buffers out of the one
-// decompressed buffer, so a decoded block is zero-copy and freed when its last column is released.
+// The block format (see doc.go for the layout): a frame header, then the codec-compressed
+// payload: every column's metadata, then every column's streams (colcodec.go). Decoding
+// decompresses into the reader's scratch and decodes every column into one buffer of the task's
+// allocator, which the columns' Arrow buffers slice: a block is freed when its last column is.
 
 // FrameLengthSize is the size of the length prefix that starts every frame.
 const FrameLengthSize = 4
@@ -28,7 +26,7 @@ const FrameLengthSize = 4
 const (
 	frameMagic0  = 'B'
 	frameMagic1  = 'S'
-	frameVersion = 1
+	frameVersion = 2
 
 	offMagic   = 4
 	offVersion = 6
@@ -39,8 +37,6 @@ const (
 	offSchema  = 18
 	offCRC     = 22
 	headerSize = 26 // including the length prefix
-
-	ipcContinuation = 0xFFFFFFFF
 )
 
 // maxFrameBytes bounds a frame (and its uncompressed body): offsets inside a block are 32-bit.
@@ -69,26 +65,19 @@ const (
 type column struct {
 	typ    arrow.DataType
 	layout layoutKind
-	width  int // bytes per value, layoutFixed only
+	width  int  // bytes per value, layoutFixed only
+	ints   bool // integral values (decimals: unscaled), which integer streams may store
 	code   byte
-}
-
-// buffers is the number of IPC buffers of the column.
-func (c column) buffers() int {
-	if c.layout == layoutBinary {
-		return 3
-	}
-	return 2
 }
 
 // columnOf maps a Spark type to its block column; an error names a type blocks cannot carry.
 // The codes are part of the format (the schema fingerprint): never renumber them.
 func columnOf(f sparktype.Field) (column, error) {
 	t := f.Type
-	c := column{typ: t.Arrow()}
+	c := column{typ: t.Arrow(), ints: true}
 	switch t.Kind {
 	case sparktype.Boolean:
-		c.layout, c.code = layoutBool, 1
+		c.layout, c.code, c.ints = layoutBool, 1, false
 	case sparktype.Byte:
 		c.width, c.code = 1, 2
 	case sparktype.Short:
@@ -98,15 +87,15 @@ func columnOf(f sparktype.Field) (column, error) {
 	case sparktype.Long:
 		c.width, c.code = 8, 5
 	case sparktype.Float:
-		c.width, c.code = 4, 6
+		c.width, c.code, c.ints = 4, 6, false
 	case sparktype.Double:
-		c.width, c.code = 8, 7
+		c.width, c.code, c.ints = 8, 7, false
 	case sparktype.Decimal:
 		c.width, c.code = 16, 8
 	case sparktype.String:
-		c.layout, c.code = layoutBinary, 9
+		c.layout, c.code, c.ints = layoutBinary, 9, false
 	case sparktype.Binary:
-		c.layout, c.code = layoutBinary, 10
+		c.layout, c.code, c.ints = layoutBinary, 10, false
 	case sparktype.Date:
 		c.width, c.code = 4, 11
 	case sparktype.Timestamp:
@@ -163,42 +152,55 @@ func (s *blockSchema) describe() string {
 
 // blockEncoder turns columns into frames; its scratch buffers are reused across blocks.
 type blockEncoder struct {
-	alloc  memory.Allocator
 	schema *blockSchema
 	comp   *compressor
-	raw    sliceWriter // the uncompressed IPC message
-	frame  []byte      // header + compressed payload
+	cols   []colEncoder
+	raw    []byte // the uncompressed payload
+	frame  []byte // header + compressed payload
+	arrow  int    // the Arrow bytes of the last block encoded (its columns' buffers)
 }
 
-// sliceWriter is an io.Writer appending to a reused slice.
-type sliceWriter struct{ b []byte }
-
-func (w *sliceWriter) Write(p []byte) (int, error) {
-	w.b = append(w.b, p...)
-	return len(p), nil
+func newBlockEncoder(s *blockSchema, comp *compressor) blockEncoder {
+	e := blockEncoder{schema: s, comp: comp, cols: make([]colEncoder, len(s.cols))}
+	for i, c := range s.cols {
+		e.cols[i] = newColEncoder(c)
+	}
+	return e
 }
 
 // encode writes the frame of a block of rows (> 0) and returns it, valid until the next call.
 func (e *blockEncoder) encode(cols []arrow.Array, rows int) ([]byte, error) {
-	rec := array.NewRecordBatch(e.schema.arrow, cols, int64(rows))
-	defer rec.Release()
-	p, err := ipc.GetRecordBatchPayload(rec, ipc.WithAllocator(e.alloc))
-	if err != nil {
-		return nil, fmt.Errorf("encode shuffle block: %w", err)
+	// Plan every column (metadata first), then write the streams where the plans put them.
+	meta := e.raw[:0]
+	streams, arrowBytes := 0, 0
+	for i, a := range cols {
+		ce := &e.cols[i]
+		ce.planColumn(a, rows)
+		meta = ce.plan.appendMeta(meta)
+		streams += ce.plan.streamBytes(ce.c, rows)
+		v, x, d := ce.plan.arrowBytes(ce.c, rows)
+		arrowBytes += v + x + d
 	}
-	e.raw.b = e.raw.b[:0]
-	_, err = p.WritePayload(&e.raw)
-	p.Release()
-	if err != nil {
-		return nil, fmt.Errorf("encode shuffle block: %w", err)
+	if size := len(meta) + streams; size > maxFrameBytes-headerSize || arrowBytes > maxFrameBytes {
+		for i := range e.cols {
+			e.cols[i].src = nil
+		}
+		return nil, fmt.Errorf("shuffle block of %d rows encodes to %d bytes (%d as Arrow), over the %d-byte block limit",
+			rows, size, arrowBytes, maxFrameBytes-headerSize)
 	}
-	if len(e.raw.b) > maxFrameBytes-headerSize {
-		return nil, fmt.Errorf("shuffle block of %d rows encodes to %d bytes, over the %d-byte block limit",
-			rows, len(e.raw.b), maxFrameBytes-headerSize)
+	raw := grow(meta, len(meta)+streams)
+	pos := len(meta)
+	for i := range e.cols {
+		ce := &e.cols[i]
+		n := ce.plan.streamBytes(ce.c, rows)
+		ce.emit(raw[pos:pos+n], rows)
+		pos += n
 	}
+	e.raw, e.arrow = raw, arrowBytes
+
 	frame := e.frame[:0]
 	frame = append(frame, make([]byte, headerSize)...)
-	frame, used, err := e.comp.compress(frame, e.raw.b)
+	frame, used, err := e.comp.compress(frame, raw)
 	if err != nil {
 		return nil, fmt.Errorf("compress shuffle block: %w", err)
 	}
@@ -208,13 +210,35 @@ func (e *blockEncoder) encode(cols []arrow.Array, rows int) ([]byte, error) {
 	h[offMagic], h[offMagic+1], h[offVersion], h[offCodec] = frameMagic0, frameMagic1, frameVersion, byte(used)
 	binary.LittleEndian.PutUint16(h[offCols:], uint16(len(cols)))
 	binary.LittleEndian.PutUint32(h[offRows:], uint32(rows))
-	binary.LittleEndian.PutUint32(h[offRawLen:], uint32(len(e.raw.b)))
+	binary.LittleEndian.PutUint32(h[offRawLen:], uint32(len(raw)))
 	binary.LittleEndian.PutUint32(h[offSchema:], e.schema.fingerprint)
 	binary.LittleEndian.PutUint32(h[offCRC:], frameCRC(frame))
 	return frame, nil
 }
 
-func (e *blockEncoder) memSize() int64 { return int64(cap(e.raw.b) + cap(e.frame)) }
+// grow returns b extended to n bytes (contents beyond len(b) unspecified), reallocating only
+// when its capacity is short.
+func grow(b []byte, n int) []byte {
+	if n <= cap(b) {
+		return b[:n]
+	}
+	nb := make([]byte, n, max(n, 2*cap(b)))
+	copy(nb, b)
+	return nb
+}
+
+func (e *blockEncoder) memSize() int64 {
+	n := int64(cap(e.raw) + cap(e.frame))
+	for i := range e.cols {
+		n += e.cols[i].memSize()
+	}
+	return n
+}
+
+// release drops the scratch buffers.
+func (e *blockEncoder) release() {
+	e.raw, e.frame, e.cols = nil, nil, nil
+}
 
 // ---- decoding ----
 
@@ -267,156 +291,123 @@ func checkFrame(frame []byte, s *blockSchema) (frameHeader, error) {
 	return h, nil
 }
 
-// decodeFrame decodes a frame into a batch whose columns view one buffer from alloc. Nothing of
-// the batch references frame.
-func decodeFrame(alloc memory.Allocator, frame []byte, s *blockSchema) (*columnar.Batch, error) {
+// blockDecoder decodes frames of one schema; its scratch (the decompressed payload, the column
+// plans) is reused from frame to frame.
+type blockDecoder struct {
+	schema   *blockSchema
+	raw      []byte
+	plans    []colPlan
+	spans    []colSpans
+	dictOffs []int32
+}
+
+// colSpans are where a column's decoded buffers lie in the block's buffer (length 0: absent).
+type colSpans struct {
+	validity, values, data bufRange
+}
+
+// bufRange is a byte range of a buffer.
+type bufRange struct{ off, n int }
+
+func newBlockDecoder(s *blockSchema) *blockDecoder {
+	return &blockDecoder{schema: s, plans: make([]colPlan, len(s.cols)), spans: make([]colSpans, len(s.cols))}
+}
+
+func (d *blockDecoder) memSize() int64 {
+	return int64(cap(d.raw)+4*cap(d.dictOffs)) + int64(len(d.plans))*64
+}
+
+// arrowAlign is the alignment of every decoded buffer (arrow-go's own).
+const arrowAlign = 64
+
+// decode decodes a frame into a batch whose columns view one buffer from alloc. Nothing of the
+// batch references frame.
+func (d *blockDecoder) decode(alloc memory.Allocator, frame []byte) (*columnar.Batch, error) {
+	s := d.schema
 	h, err := checkFrame(frame, s)
 	if err != nil {
 		return nil, err
 	}
+	// A stored payload is decoded where it lies: the columns are copied out of it anyway.
+	raw := frame[headerSize:]
+	if h.codec != CodecNone {
+		d.raw = grow(d.raw[:0], h.rawLen)
+		raw = d.raw
+		if err := decompress(h.codec, raw, frame[headerSize:]); err != nil {
+			return nil, err
+		}
+	} else if len(raw) != h.rawLen {
+		return nil, fmt.Errorf("stored payload of %d bytes, header says %d", len(raw), h.rawLen)
+	}
+	// The metadata, then the streams' bounds and the decoded buffers' layout.
+	r := metaReader{b: raw}
+	for i, c := range s.cols {
+		at := r.pos
+		d.plans[i] = r.readPlan(c, h.rows)
+		if r.err != nil {
+			return nil, fmt.Errorf("column %d (%s %s): metadata at byte %d: %w", i, s.fields[i].Name, s.fields[i].Type, at, r.err)
+		}
+	}
+	streams, total := 0, 0
+	for i, c := range s.cols {
+		p := &d.plans[i]
+		streams += p.streamBytes(c, h.rows)
+		v, x, dt := p.arrowBytes(c, h.rows)
+		sp := &d.spans[i]
+		sp.validity, total = bufRange{total, v}, total+alignUp(v)
+		sp.values, total = bufRange{total, x}, total+alignUp(x)
+		sp.data, total = bufRange{total, dt}, total+alignUp(dt)
+	}
+	if streams != len(raw)-r.pos {
+		return nil, fmt.Errorf("the columns' metadata describe %d bytes of streams for %d rows, the payload has %d",
+			streams, h.rows, len(raw)-r.pos)
+	}
+	if total > maxFrameBytes {
+		return nil, fmt.Errorf("block of %d rows decodes to %d bytes, over the %d-byte block limit", h.rows, total, maxFrameBytes)
+	}
 	buf := memory.NewResizableBuffer(alloc)
 	defer buf.Release()
-	buf.Resize(h.rawLen)
-	raw := buf.Bytes()
-	if err := decompress(h.codec, raw, frame[headerSize:]); err != nil {
-		return nil, err
-	}
-	if len(raw) < 8 || binary.LittleEndian.Uint32(raw) != ipcContinuation {
-		return nil, fmt.Errorf("payload is not an Arrow IPC message (no continuation marker)")
-	}
-	metaLen := int(int32(binary.LittleEndian.Uint32(raw[4:])))
-	if metaLen <= 0 || metaLen%8 != 0 || metaLen > len(raw)-8 {
-		return nil, fmt.Errorf("IPC metadata length %d in a payload of %d bytes", metaLen, len(raw))
-	}
-	meta, err := parseBatchMeta(raw[8 : 8+metaLen])
-	if err != nil {
-		return nil, fmt.Errorf("IPC metadata: %w", err)
-	}
-	bodyStart := 8 + metaLen
-	if meta.bodyLen < 0 || meta.bodyLen > int64(len(raw)-bodyStart) {
-		return nil, fmt.Errorf("IPC body of %d bytes in a payload with %d after the metadata", meta.bodyLen, len(raw)-bodyStart)
-	}
-	if meta.rows != int64(h.rows) {
-		return nil, fmt.Errorf("IPC record batch of %d rows, header says %d", meta.rows, h.rows)
-	}
-	if meta.nNodes != len(s.cols) {
-		return nil, fmt.Errorf("IPC record batch of %d columns, expected %d", meta.nNodes, len(s.cols))
-	}
-	nb := 0
-	for _, c := range s.cols {
-		nb += c.buffers()
-	}
-	if meta.nBufs != nb {
-		return nil, fmt.Errorf("IPC record batch with %d buffers, the schema %s needs %d", meta.nBufs, s.describe(), nb)
-	}
-	d := &blockDecoder{buf: buf, body: raw[bodyStart : bodyStart+int(meta.bodyLen)], bodyStart: bodyStart, meta: meta, rows: h.rows}
-	cols := make([]arrow.Array, len(s.cols))
+	buf.Resize(total)
+	out := buf.Bytes()
+	pos := r.pos
 	for i, c := range s.cols {
-		a, err := d.column(i, c)
+		p, sp := &d.plans[i], &d.spans[i]
+		n := p.streamBytes(c, h.rows)
+		err := decodeColumn(p, c, h.rows, raw[pos:pos+n], sp.validity.of(out), sp.values.of(out), sp.data.of(out), &d.dictOffs)
 		if err != nil {
-			columnar.NewBatch(cols[:i], 0).Release()
 			return nil, fmt.Errorf("column %d (%s %s): %w", i, s.fields[i].Name, s.fields[i].Type, err)
 		}
-		cols[i] = a
+		pos += n
+	}
+	cols := make([]arrow.Array, len(s.cols))
+	for i, c := range s.cols {
+		cols[i] = makeColumn(buf, c, h.rows, d.plans[i].nulls, &d.spans[i])
 	}
 	return columnar.NewBatch(cols, h.rows), nil
 }
 
-type blockDecoder struct {
-	buf       *memory.Buffer // the decompressed payload
-	body      []byte
-	bodyStart int
-	meta      *batchMeta
-	rows      int
-	nextBuf   int
-}
+func alignUp(n int) int { return (n + arrowAlign - 1) &^ (arrowAlign - 1) }
 
-// span returns the next buffer's bytes after checking it lies in the body, 8-byte aligned (the
-// typed views of its values need it), and holds at least min bytes.
-func (d *blockDecoder) span(min int) (off, n int, err error) {
-	o, l := d.meta.buffer(d.nextBuf)
-	d.nextBuf++
-	if o < 0 || l < 0 || o > int64(len(d.body)) || l > int64(len(d.body))-o {
-		return 0, 0, fmt.Errorf("buffer [%d, +%d) outside the %d-byte body", o, l, len(d.body))
-	}
-	if o%8 != 0 {
-		return 0, 0, fmt.Errorf("buffer at offset %d is not 8-byte aligned", o)
-	}
-	if l < int64(min) {
-		return 0, 0, fmt.Errorf("buffer of %d bytes, %d rows need %d", l, d.rows, min)
-	}
-	return int(o), int(l), nil
-}
+func (s bufRange) of(b []byte) []byte { return b[s.off : s.off+s.n] }
 
-// slice is a reference-counted view of the body (an empty buffer for zero bytes).
-func (d *blockDecoder) slice(off, n int) *memory.Buffer {
-	if n == 0 {
-		return memory.NewBufferBytes(nil)
-	}
-	return memory.SliceBuffer(d.buf, d.bodyStart+off, n)
-}
-
-func (d *blockDecoder) column(i int, c column) (arrow.Array, error) {
-	length, nulls := d.meta.node(i)
-	if length != int64(d.rows) {
-		return nil, fmt.Errorf("%d rows in a block of %d", length, d.rows)
-	}
-	if nulls < 0 || nulls > length {
-		return nil, fmt.Errorf("null count %d for %d rows", nulls, length)
-	}
-	rows, bitmapBytes := d.rows, int(bitutil.BytesForBits(int64(d.rows)))
-	vo, vn, err := d.span(0)
-	if err != nil {
-		return nil, fmt.Errorf("validity: %w", err)
-	}
-	if nulls > 0 {
-		if vn < bitmapBytes {
-			return nil, fmt.Errorf("validity bitmap of %d bytes for %d rows", vn, rows)
+// makeColumn is the array over a column's decoded buffers in buf.
+func makeColumn(buf *memory.Buffer, c column, rows, nulls int, sp *colSpans) arrow.Array {
+	slice := func(s bufRange) *memory.Buffer {
+		if s.n == 0 {
+			return memory.NewBufferBytes(nil)
 		}
-		if set := bitutil.CountSetBits(d.body[vo:vo+vn], 0, rows); set != rows-int(nulls) {
-			return nil, fmt.Errorf("validity bitmap has %d nulls, the metadata says %d", rows-set, nulls)
-		}
+		return memory.SliceBuffer(buf, s.off, s.n)
 	}
 	var bufs []*memory.Buffer
-	switch c.layout {
-	case layoutFixed, layoutBool:
-		need := rows * c.width
-		if c.layout == layoutBool {
-			need = bitmapBytes
-		}
-		o, n, err := d.span(need)
-		if err != nil {
-			return nil, fmt.Errorf("values: %w", err)
-		}
-		bufs = []*memory.Buffer{nil, d.slice(o, n)}
-	case layoutBinary:
-		oo, on, err := d.span((rows + 1) * 4)
-		if err != nil {
-			return nil, fmt.Errorf("offsets: %w", err)
-		}
-		do, dn, err := d.span(0)
-		if err != nil {
-			return nil, fmt.Errorf("data: %w", err)
-		}
-		// Checked before the array exists: arrow-go panics on offsets beyond the data.
-		offs := arrow.Int32Traits.CastFromBytes(d.body[oo : oo+on])
-		if offs[0] < 0 {
-			return nil, fmt.Errorf("first offset %d", offs[0])
-		}
-		for r := 0; r < rows; r++ {
-			if offs[r+1] < offs[r] {
-				return nil, fmt.Errorf("offsets decrease at row %d (%d, %d)", r, offs[r], offs[r+1])
-			}
-		}
-		if int(offs[rows]) > dn {
-			return nil, fmt.Errorf("offsets reach %d in a data buffer of %d bytes", offs[rows], dn)
-		}
-		bufs = []*memory.Buffer{nil, d.slice(oo, on), d.slice(do, dn)}
+	if c.layout == layoutBinary {
+		bufs = []*memory.Buffer{nil, slice(sp.values), slice(sp.data)}
+	} else {
+		bufs = []*memory.Buffer{nil, slice(sp.values)}
 	}
 	if nulls > 0 {
-		bufs[0] = d.slice(vo, vn)
+		bufs[0] = slice(sp.validity)
 	}
-	data := array.NewData(c.typ, rows, bufs, nil, int(nulls), 0)
+	data := array.NewData(c.typ, rows, bufs, nil, nulls, 0)
 	for _, b := range bufs {
 		if b != nil {
 			b.Release()
@@ -424,5 +415,5 @@ func (d *blockDecoder) column(i int, c column) (arrow.Array, error) {
 	}
 	a := array.MakeFromData(data)
 	data.Release()
-	return a, nil
+	return a
 }

@@ -37,50 +37,86 @@ func lineitemFields(t testing.TB) []sparktype.Field {
 	return fs
 }
 
-const tpchLineitem = "../../data/tpch/sf1/lineitem/lineitem.1.parquet"
+const (
+	tpchLineitem = "../../data/tpch/sf1/lineitem/lineitem.1.parquet"
+	tpchOrders   = "../../data/tpch/sf1/orders/orders.1.parquet"
+)
 
 // lineitemBatches returns n rows of lineitem in batches of 8192 and where they came from.
 func lineitemBatches(t testing.TB, n int, real bool) ([]*columnar.Batch, string) {
-	fields := lineitemFields(t)
 	if real {
-		if _, err := os.Stat(tpchLineitem); err != nil {
-			return nil, ""
+		if bs := tpchBatches(t, tpchLineitem, lineitemFields(t), n); bs != nil {
+			return bs, "tpch"
 		}
-		alloc := bmemory.NewTaskAllocator(nil)
-		r, err := parquet.Open(tpchLineitem, 0, math.MaxInt64, &parquet.ScanSpec{Columns: fields}, alloc)
+		return nil, ""
+	}
+	return synthLineitem(n), "synthetic"
+}
+
+// tpchBatches reads the first n rows of columns of a TPC-H Parquet file into batches of Go
+// memory, or returns nil when the file is not there.
+func tpchBatches(t testing.TB, path string, fields []sparktype.Field, n int) []*columnar.Batch {
+	if _, err := os.Stat(path); err != nil {
+		return nil
+	}
+	alloc := bmemory.NewTaskAllocator(nil)
+	r, err := parquet.Open(path, 0, math.MaxInt64, &parquet.ScanSpec{Columns: fields}, alloc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var out []*columnar.Batch
+	for got := 0; got < n; {
+		b, err := r.Next()
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer r.Close()
-		var out []*columnar.Batch
-		for got := 0; got < n; {
-			b, err := r.Next()
-			if err != nil {
+		if b == nil {
+			break
+		}
+		// Copy into Go memory: the batches outlive this reader's allocator checks.
+		cols := make([]arrow.Array, len(b.Cols))
+		keep := min(b.NumRows, n-got)
+		sel := make([]int32, keep)
+		for i := range sel {
+			sel[i] = int32(i)
+		}
+		for i, c := range b.Cols {
+			if cols[i], err = columnar.Take(coltest.Mem, c, sel); err != nil {
 				t.Fatal(err)
 			}
-			if b == nil {
-				break
-			}
-			// Copy into Go memory: the batches outlive this reader's allocator checks.
-			cols := make([]arrow.Array, len(b.Cols))
-			keep := min(b.NumRows, n-got)
-			sel := make([]int32, keep)
-			for i := range sel {
-				sel[i] = int32(i)
-			}
-			for i, c := range b.Cols {
-				if cols[i], err = columnar.Take(coltest.Mem, c, sel); err != nil {
-					t.Fatal(err)
-				}
-			}
-			b.Release()
-			out = append(out, columnar.NewBatch(cols, keep))
-			got += keep
 		}
-		alloc.ReleaseAll()
-		return out, "tpch"
+		b.Release()
+		out = append(out, columnar.NewBatch(cols, keep))
+		got += keep
 	}
-	return synthLineitem(n), "synthetic"
+	alloc.ReleaseAll()
+	return out
+}
+
+// q12Orders returns n rows of q12's orders side, (o_orderkey, o_orderpriority): TPC-H's when the
+// data is there, else rows with dbgen's keys (8 of every 32) and priorities.
+func q12Orders(t testing.TB, n int) ([]sparktype.Field, []*columnar.Batch, string) {
+	types := coltest.Types(t, "long", "string")
+	fields := []sparktype.Field{{Name: "o_orderkey", Type: types[0]}, {Name: "o_orderpriority", Type: types[1]}}
+	if bs := tpchBatches(t, tpchOrders, fields, n); bs != nil {
+		return fields, bs, "tpch"
+	}
+	rng := rand.New(rand.NewPCG(12, 12))
+	prios := []string{"1-URGENT", "2-HIGH", "3-MEDIUM", "4-NOT SPECIFIED", "5-LOW"}
+	var bs []*columnar.Batch
+	for lo := 0; lo < n; lo += 8192 {
+		keys := array.NewInt64Builder(coltest.Mem)
+		prio := array.NewStringBuilder(coltest.Mem)
+		for i := lo; i < min(n, lo+8192); i++ {
+			keys.Append(int64(i/8*32 + i%8 + 1))
+			prio.Append(prios[rng.IntN(len(prios))])
+		}
+		bs = append(bs, columnar.NewBatch([]arrow.Array{keys.NewArray(), prio.NewArray()}, min(n, lo+8192)-lo))
+		keys.Release()
+		prio.Release()
+	}
+	return fields, bs, "synthetic"
 }
 
 var (

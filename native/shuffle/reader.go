@@ -33,13 +33,15 @@ type reader struct {
 	src    FrameSource
 	target int
 
-	ctx     *exec.TaskContext
-	bs      *blockSchema
-	limit   int // target rows per batch
-	frames  int // frames read so far
-	pending []*columnar.Batch
-	pendN   int
-	done    bool
+	ctx       *exec.TaskContext
+	bs        *blockSchema
+	dec       *blockDecoder
+	accounted int64 // the decoder's scratch (Go heap), reported to ctx.Alloc
+	limit     int   // target rows per batch
+	frames    int   // frames read so far
+	pending   []*columnar.Batch
+	pendN     int
+	done      bool
 }
 
 func (r *reader) Schema() []sparktype.Field { return r.schema }
@@ -52,7 +54,7 @@ func (r *reader) Open(ctx *exec.TaskContext) error {
 	if err != nil {
 		return fmt.Errorf("shuffle read: %w", err)
 	}
-	r.ctx, r.bs, r.limit = ctx, bs, r.target
+	r.ctx, r.bs, r.dec, r.limit = ctx, bs, newBlockDecoder(bs), r.target
 	if r.limit <= 0 {
 		r.limit = ctx.BatchSize()
 	}
@@ -102,7 +104,8 @@ func (r *reader) nextBlock() (*columnar.Batch, error) {
 		if len(frame) == 0 { // nil, or an empty view of the JVM's buffer: the end
 			return nil, nil
 		}
-		b, err := decodeFrame(r.ctx.Alloc, frame, r.bs)
+		b, err := r.dec.decode(r.ctx.Alloc, frame)
+		r.account()
 		if err != nil {
 			return nil, fmt.Errorf("shuffle read: frame %d (%d bytes): %w", r.frames, len(frame), err)
 		}
@@ -149,10 +152,21 @@ func (r *reader) flush() (*columnar.Batch, error) {
 	return columnar.NewBatch(cols, rows), nil
 }
 
+// account reports the decoder's scratch to the task (it grows to the largest block).
+func (r *reader) account() {
+	size := r.dec.memSize()
+	r.ctx.Alloc.Account(size - r.accounted)
+	r.accounted = size
+}
+
 func (r *reader) Close() {
 	for _, b := range r.pending {
 		b.Release()
 	}
 	r.pending, r.pendN = nil, 0
 	r.done = true
+	if r.dec != nil {
+		r.ctx.Alloc.Account(-r.accounted)
+		r.accounted, r.dec = 0, nil
+	}
 }

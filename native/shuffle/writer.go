@@ -44,8 +44,9 @@ type WriteResult struct {
 	PartitionLengths []int64 // bytes of each partition in the data file
 	Rows, Blocks     int64
 	WriteNanos       int64 // time spent encoding, compressing and writing (Spark's shuffle write time)
-	// UncompressedBytes is the blocks' size before compression (their Arrow IPC messages), for
-	// the exchange's data size. Spark's own is the UnsafeRows' size, ~1.3x this on lineitem.
+	// UncompressedBytes is the blocks' size as Arrow columns (their buffers' bytes, what the
+	// reader decodes them to), for the exchange's data size, which AQE plans joins with. Spark's
+	// own is the UnsafeRows' size, ~1.3x this on lineitem.
 	UncompressedBytes int64
 	// Checksums are the partitions' checksums (WriterOptions.Checksum), nil without one.
 	Checksums []int64
@@ -176,7 +177,7 @@ func newWriter(ctx *exec.TaskContext, input exec.Operator, p Partitioner, opts W
 	if checksum != nil {
 		w.checksums = make([]int64, np)
 	}
-	w.enc = blockEncoder{alloc: ctx.Alloc, schema: s, comp: comp}
+	w.enc = newBlockEncoder(s, comp)
 	w.cols = make([]colWriter, len(s.cols))
 	for i, c := range s.cols {
 		w.cols[i] = newColWriter(c, np, blockRows)
@@ -321,7 +322,7 @@ func (w *writer) encode(pi int, free bool) error {
 	part.blocks = append(part.blocks, slices.Clone(frame))
 	w.encoded += int64(len(frame))
 	w.blocks++
-	w.raw += int64(len(w.enc.raw.b))
+	w.raw += int64(w.enc.arrow)
 	w.reset(pi, free)
 	part.rows = 0
 	w.nanos += time.Since(t0).Nanoseconds()
@@ -450,7 +451,7 @@ func (w *writer) release() {
 		w.reset(pi, true)
 	}
 	w.encoded = 0
-	w.enc.raw.b, w.enc.frame = nil, nil
+	w.enc.release()
 	w.enc.comp.release()
 	w.ids, w.order = nil, nil
 	if a := w.ctx.Alloc; a != nil {
