@@ -137,7 +137,7 @@ func New(n *plan.Node, child exec.Operator, conf *plan.Conf) (*HashAggregate, er
 	// Grouping keys.
 	base := fnContext{child: childSchema, conf: conf, singleGroup: len(groupExprs) == 0}
 	keyCtx := base
-	boundIDs := []int64{}
+	var keyIDs []*int64
 	for _, g := range groupExprs {
 		in, err := newInput(g, &keyCtx, true)
 		if err != nil {
@@ -146,12 +146,9 @@ func New(n *plan.Node, child exec.Operator, conf *plan.Conf) (*HashAggregate, er
 		if !keyTypeSupported(in.typ) {
 			return nil, refuse("HashAggregate grouping by type %s is not supported natively", in.typ)
 		}
-		if g.ExprID == nil {
-			return nil, fmt.Errorf("grouping expression %s has no exprId", g.Name)
-		}
 		h.keys = append(h.keys, in)
 		h.keyTypes = append(h.keyTypes, in.typ)
-		boundIDs = append(boundIDs, *g.ExprID)
+		keyIDs = append(keyIDs, g.ExprID)
 	}
 
 	// Aggregate functions. The buffers merging functions read follow initialInputBufferOffset in
@@ -231,7 +228,16 @@ func New(n *plan.Node, child exec.Operator, conf *plan.Conf) (*HashAggregate, er
 		return h, nil
 	}
 
-	// Results: resultExpressions bound to grouping attributes ++ aggregateAttributes.
+	// Results: resultExpressions bound to grouping attributes ++ aggregateAttributes. (A buffers
+	// output needs no ids: an aliased key, a normalized float or Spark's UnscaledValue of a
+	// DISTINCT decimal, is encoded without its exprId.)
+	boundIDs := make([]int64, 0, len(keyIDs)+len(aggAttrs))
+	for i, id := range keyIDs {
+		if id == nil {
+			return nil, fmt.Errorf("grouping expression %d (%s) has no exprId", i, plan.ShortClass(groupExprs[i].Class))
+		}
+		boundIDs = append(boundIDs, *id)
+	}
 	if h.out == Final {
 		if len(aggAttrs) != len(h.fns) {
 			return nil, fmt.Errorf("%d aggregate attributes for %d aggregate functions", len(aggAttrs), len(h.fns))
