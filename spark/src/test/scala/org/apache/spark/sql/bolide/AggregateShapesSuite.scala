@@ -42,7 +42,10 @@ class AggregateShapesSuite extends BolideSuiteBase {
       Seq(Expand, Agg, Agg))
     checkNative("SELECT g, grouping_id(g, b) AS gid, count(*) FROM types GROUP BY g, b GROUPING SETS ((g, b), (g))",
       Seq(Expand, Agg, Agg))
-    // The grouping id in a filter and an order over the aggregate.
+    // grouping(col) is a shift and a mask of the grouping id.
+    checkNative("SELECT g, b, grouping(g), grouping(b), grouping(g) + grouping(b) AS lvl, count(*) FROM types " +
+      "GROUP BY ROLLUP(g, b)", Seq(Expand, Agg, Agg))
+    // The grouping id in a filter over the aggregate.
     checkNative("SELECT g, b, count(*) AS c FROM types GROUP BY ROLLUP(g, b) HAVING grouping_id() > 0",
       Seq(Expand, Agg, Agg))
   }
@@ -132,6 +135,7 @@ class AggregateShapesSuite extends BolideSuiteBase {
       "SELECT g, b, sum(l), count(*), avg(d), grouping_id() FROM types GROUP BY ROLLUP(g, b)",
       "SELECT g, b, str, count(*), max(dec) FROM types GROUP BY CUBE(g, b, str)",
       "SELECT g, b, str, sum(i), grouping_id() FROM types GROUP BY GROUPING SETS ((g, b), (str), ())",
+      "SELECT g, b, grouping(g), grouping(b), count(*) FROM types GROUP BY ROLLUP(g, b)",
       "SELECT g, count(DISTINCT str), sum(l), avg(d), max(dec) FROM types GROUP BY g",
       "SELECT count(DISTINCT i), sum(l), avg(dec) FROM types",
       "SELECT g, count(DISTINCT str), count(DISTINCT b), sum(l), max(d) FROM types GROUP BY g",
