@@ -36,7 +36,11 @@ var bitInfo = [...]struct{ class, symbol string }{
 
 func init() {
 	for _, op := range []bitOp{bitAnd, bitOr, bitXor} {
-		Register(bitInfo[op].class, "left "+bitInfo[op].symbol+" right over byte/short/int/long", bitTranslator(op))
+		sym := bitInfo[op].symbol
+		if op == bitOr {
+			sym = `\|` // the support document is a markdown table
+		}
+		Register(bitInfo[op].class, "left "+sym+" right over byte/short/int/long", bitTranslator(op))
 	}
 	for _, op := range []bitOp{shiftLeft, shiftRight, shiftRightUnsigned} {
 		Register(bitInfo[op].class, "int or long "+bitInfo[op].symbol+" int (Java: the amount modulo 32 or 64)",

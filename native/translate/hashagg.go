@@ -14,7 +14,8 @@ func init() {
 		Name:       "BolideHashAggregate",
 		ConfKey:    "hashAggregate",
 		Doc: "a mode per aggregate function (Partial, PartialMerge, Final, Complete, mixed as in " +
-			"Spark's DISTINCT plans), FILTER clauses; sum, count, min, max, avg over numeric types " +
+			"Spark's DISTINCT plans), FILTER clauses (not over an argument that can raise an error: " +
+			"Spark may evaluate it on the rows the clause rejects); sum, count, min, max, avg over numeric types " +
 			"(min/max also over string, binary, boolean, date, timestamp), first/last (with or " +
 			"without IGNORE NULLS) over the same types; Spark's buffer layouts, so either half may " +
 			"run in Spark. Holds all groups in memory (no spilling yet).",

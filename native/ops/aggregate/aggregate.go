@@ -184,6 +184,18 @@ func New(n *plan.Node, child exec.Operator, conf *plan.Conf) (*HashAggregate, er
 			nbuf += len(spec.bufTypes)
 		}
 		if filters[i] != nil {
+			// Spark's generated code evaluates the subexpressions its aggregate functions share
+			// (avg's argument, used by both of its update expressions, or one argument of two
+			// functions) on every row, before the FILTER check: such an argument raises its error
+			// (ANSI arithmetic, a cast) on rows the clause rejects, where this operator would not.
+			fails, err := argumentsMayFail(fe, conf)
+			if err != nil {
+				return nil, err
+			}
+			if fails {
+				return nil, refuse("HashAggregate: %s with a FILTER clause over an argument that can raise an "+
+					"error is not supported natively (Spark may evaluate it on the rows the clause rejects)", spec.name)
+			}
 			if spec.filter, err = expr.Translate(filters[i], conf); err != nil {
 				return nil, err
 			}
@@ -287,6 +299,38 @@ func New(n *plan.Node, child exec.Operator, conf *plan.Conf) (*HashAggregate, er
 		h.results = append(h.results, resultCol{col: -1, e: e})
 	}
 	return h, nil
+}
+
+// argumentsMayFail reports whether an argument of aggregate function fe can raise an error.
+func argumentsMayFail(fe *plan.Expr, conf *plan.Conf) (bool, error) {
+	var args []*plan.Expr
+	if fe.Has("child") {
+		c, err := fe.Child("child")
+		if err != nil {
+			return false, err
+		}
+		args = append(args, c)
+	}
+	if fe.Has("children") {
+		cs, err := fe.Children("children")
+		if err != nil {
+			return false, err
+		}
+		args = append(args, cs...)
+	}
+	for _, a := range args {
+		if isAttribute(a) {
+			continue
+		}
+		e, err := expr.Translate(a, conf)
+		if err != nil {
+			return false, err
+		}
+		if expr.MayFail(e) {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // isNullField reports whether an expression's field is encoded as JSON null (None).

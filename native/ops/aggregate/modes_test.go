@@ -422,9 +422,11 @@ func compareFiltered(t *testing.T, what string, rows [][]any, want map[any][]any
 	}
 }
 
-// TestFilterSkipsRowsBeforeEvaluating: sum(l + 9223372036854775807) FILTER (WHERE l < 0) must not
-// evaluate the argument (ANSI overflow) on the rows the clause rejects; without the clause it fails.
-func TestFilterSkipsRowsBeforeEvaluating(t *testing.T) {
+// TestFilterOverFallibleArgumentsIsRefused: Spark's generated code may evaluate an argument on the
+// rows a FILTER clause rejects (shared subexpressions are computed first), raising errors there;
+// sum(l + 9223372036854775807) FILTER (WHERE l < 0) stays in Spark. Without the clause the
+// argument fails natively as in Spark.
+func TestFilterOverFallibleArgumentsIsRefused(t *testing.T) {
 	in := []col{{"k", "integer", 1}, {"l", "long", 2}}
 	lit := func(v any) map[string]any {
 		return map[string]any{"class": pkgExpr + "Literal", "dataType": "long", "nullable": false,
@@ -448,30 +450,38 @@ func TestFilterSkipsRowsBeforeEvaluating(t *testing.T) {
 		ae["fields"].(map[string]any)["aggregateFunction"].(map[string]any)["fields"].(map[string]any)["child"] = add
 		return toNode(t, m)
 	}
-	batch := func() []*columnar.Batch {
-		return []*columnar.Batch{
-			columnar.NewBatch([]arrow.Array{i32Col([]int32{1, 1, 2, 2}, nil),
-				i64Col([]int64{-1, 5, -3, 7}, nil)}, 4),
-			// every row passes, then none does
-			columnar.NewBatch([]arrow.Array{i32Col([]int32{3, 5}, nil), i64Col([]int64{-10, -20}, nil)}, 2),
-			columnar.NewBatch([]arrow.Array{i32Col([]int32{1, 4}, nil), i64Col([]int64{10, 20}, nil)}, 2),
-		}
+	_, err := New(node(lt0), &source{schema: fieldsOf(t, in)}, &plan.Conf{ANSI: true})
+	if err == nil || !strings.Contains(err.Error(), "FILTER clause over an argument that can raise an error") {
+		t.Errorf("filtered fallible argument: %v", err)
 	}
-	out, err := run(t, node(lt0), fieldsOf(t, in), batch())
-	if err != nil {
-		t.Fatalf("filtered: %v", err)
-	}
-	m := int64(math.MaxInt64)
-	want := map[any][]any{int64(1): {int64(1), -1 + m}, int64(2): {int64(2), -3 + m},
-		int64(3): {int64(3), -10 + m}, int64(5): {int64(5), -20 + m}, int64(4): {int64(4), nil}}
-	if got := byKey(t, rowsOf(out)); !reflect.DeepEqual(got, want) {
-		t.Errorf("filtered: got %v, want %v", got, want)
-	}
-	release(out)
-	_, err = run(t, node(nil), fieldsOf(t, in), batch())
+	b := columnar.NewBatch([]arrow.Array{i32Col([]int32{1, 2}, nil), i64Col([]int64{-1, 5}, nil)}, 2)
+	_, err = run(t, node(nil), fieldsOf(t, in), []*columnar.Batch{b})
 	if err == nil || !strings.Contains(err.Error(), "ARITHMETIC_OVERFLOW") {
 		t.Errorf("unfiltered: got %v, want ARITHMETIC_OVERFLOW", err)
 	}
+}
+
+// TestFilterEdgeBatches: batches where every row passes the clause, and none does.
+func TestFilterEdgeBatches(t *testing.T) {
+	in := []col{{"k", "integer", 1}, {"l", "long", 2}}
+	sum := aggFn{class: "Sum", args: []int{1}, evalMode: "ANSI", result: "long", buffers: []string{"long"}}
+	n, _ := stage{in: in, raw: in, keys: []int{0},
+		fns: []stageFn{{fn: sum, mode: "Complete", filter: gtZero(in[1], 1)}}}.node(t)
+	batches := []*columnar.Batch{
+		columnar.NewBatch([]arrow.Array{i32Col([]int32{1, 1, 2, 2}, nil), i64Col([]int64{-1, 5, -3, 7}, nil)}, 4),
+		columnar.NewBatch([]arrow.Array{i32Col([]int32{3, 1}, nil), i64Col([]int64{10, 20}, nil)}, 2),
+		columnar.NewBatch([]arrow.Array{i32Col([]int32{1, 4}, nil), i64Col([]int64{-10, 0}, []bool{true, false})}, 2),
+	}
+	out, err := run(t, n, fieldsOf(t, in), batches)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[any][]any{int64(1): {int64(1), int64(25)}, int64(2): {int64(2), int64(7)},
+		int64(3): {int64(3), int64(10)}, int64(4): {int64(4), nil}}
+	if got := byKey(t, rowsOf(out)); !reflect.DeepEqual(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+	release(out)
 }
 
 // --- First / Last ---
