@@ -39,8 +39,6 @@ case class BolideCoalesceExec(numPartitions: Int, child: SparkPlan) extends Unar
   }
 
   override protected def withNewChildInternal(newChild: SparkPlan): SparkPlan = copy(child = newChild)
-
-  override def doCanonicalize(): SparkPlan = CoalesceExec(numPartitions, child.canonicalized)
 }
 
 object BolideCoalesceExec {

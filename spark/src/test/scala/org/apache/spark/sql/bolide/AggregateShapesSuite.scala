@@ -8,7 +8,7 @@ import org.junit.{Before, Test}
  * GROUPING SETS (BolideExpand under the aggregates), DISTINCT aggregates mixed with regular ones
  * (Spark's PartialMerge and per-function modes), several DISTINCT columns (Expand, FILTER clauses
  * and first(...) IGNORE NULLS in Spark's rewrite), FILTER clauses, and coalesce(n) under and over
- * native operators (BolideCoalesce).
+ * native operators (BolideCoalesce); and TPC-DS queries of those shapes.
  */
 class AggregateShapesSuite extends BolideSuiteBase {
   private val Agg = "BolideHashAggregate"
@@ -155,6 +155,41 @@ class AggregateShapesSuite extends BolideSuiteBase {
       assertTrue(s"$q: no native aggregate ran (${native.mkString(", ")})",
         native.contains(Agg) || native.contains(Coalesce))
       assertTrue(s"$q: everything fell back: ${fallback.mkString("; ")}", fallback.size < native.size)
+    }
+  }
+
+  /** TPC-DS shapes (q27, q36, q67, q16), over the TPC-DS SF 0.01 tables. */
+  @Test def tpcdsShapes(): Unit = {
+    tpcds.TpcdsTablesSuite.ensureTables(spark)
+    val queries = Seq(
+      // q27: a rollup of averages with grouping().
+      """SELECT i_item_id, s_state, grouping(s_state) AS g_state, avg(ss_quantity), avg(ss_list_price),
+        |  avg(ss_coupon_amt), avg(ss_sales_price)
+        |FROM store_sales, customer_demographics, date_dim, store, item
+        |WHERE ss_sold_date_sk = d_date_sk AND ss_item_sk = i_item_sk AND ss_store_sk = s_store_sk
+        |  AND ss_cdemo_sk = cd_demo_sk AND cd_gender = 'M' AND cd_marital_status = 'S' AND d_year = 2002
+        |GROUP BY ROLLUP(i_item_id, s_state)""".stripMargin -> Seq(Expand, Agg, Agg),
+      // q36: the hierarchy level of each rolled-up row.
+      """SELECT sum(ss_net_profit) / sum(ss_ext_sales_price) AS gross_margin, i_category, i_class,
+        |  grouping(i_category) + grouping(i_class) AS lochierarchy
+        |FROM store_sales, date_dim, item, store
+        |WHERE d_year = 2001 AND d_date_sk = ss_sold_date_sk AND i_item_sk = ss_item_sk AND s_store_sk = ss_store_sk
+        |GROUP BY ROLLUP(i_category, i_class)""".stripMargin -> Seq(Expand, Agg, Agg),
+      // q67: a four-level rollup.
+      """SELECT i_category, i_class, i_brand, d_year, sum(coalesce(ss_sales_price * ss_quantity, 0)) AS sumsales
+        |FROM store_sales, date_dim, item
+        |WHERE ss_sold_date_sk = d_date_sk AND ss_item_sk = i_item_sk AND d_year BETWEEN 1999 AND 2001
+        |GROUP BY ROLLUP(i_category, i_class, i_brand, d_year)""".stripMargin -> Seq(Expand, Agg, Agg),
+      // q16: a distinct count and sums without keys.
+      """SELECT count(DISTINCT cs_order_number), sum(cs_ext_ship_cost), sum(cs_net_profit)
+        |FROM catalog_sales WHERE cs_ship_date_sk IS NOT NULL""".stripMargin -> Seq(Agg, Agg, Agg, Agg),
+      // Two distinct columns per store.
+      """SELECT ss_store_sk, count(DISTINCT ss_customer_sk), count(DISTINCT ss_item_sk), sum(ss_net_paid),
+        |  avg(ss_quantity) FROM store_sales GROUP BY ss_store_sk""".stripMargin -> Seq(Expand, Agg, Agg))
+    queries.foreach { case (q, ops) =>
+      val df = checkNative(q, ops)
+      val left = operatorReport(df)._2.filter { case (n, _) => n.contains("Aggregate") || n.contains("Expand") }
+      assertTrue(s"$q left in Spark: ${left.mkString("; ")}", left.isEmpty)
     }
   }
 
