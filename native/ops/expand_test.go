@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/big"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/bolide-dev/bolide/native/columnar/coltest"
 	"github.com/bolide-dev/bolide/native/expr"
+	"github.com/bolide-dev/bolide/native/plan"
 	"github.com/bolide-dev/bolide/native/sparktype"
 )
 
@@ -147,4 +149,75 @@ func TestExpandRefusesMismatchedTypes(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "expand projection 1, column c0") {
 		t.Errorf("got %v", err)
 	}
+}
+
+// BenchmarkExpandRollup: a three-level rollup over four long columns (two kept, nulled in turn, two
+// passed through), 8192-row batches.
+func BenchmarkExpandRollup(b *testing.B) {
+	types := coltest.Types(b, "long", "long", "long", "long")
+	rng := rand.New(rand.NewPCG(1, 2))
+	rows := coltest.GenRows(rng, types, 8192, 0.1, expandValue)
+	src := &coltest.Source{Fields: coltest.Fields(types)}
+	full := coltest.NewSource(b, rng, types, rows, 8192*2)
+	src.Batches = full.Batches
+	lit := func(ty sparktype.Type, v string) expr.Expr {
+		e, err := expr.Translate(parseExpr(b, literalJSON(ty, v)), &plan.Conf{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return e
+	}
+	col := func(i int) expr.Expr {
+		e, err := expr.Translate(parseExpr(b, attrJSON(types[i], i)), &plan.Conf{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return e
+	}
+	var projections [][]expr.Expr
+	for p := 0; p < 3; p++ {
+		proj := []expr.Expr{col(2), col(3)}
+		for k := 0; k < 2; k++ {
+			if k < 2-p {
+				proj = append(proj, col(k))
+			} else {
+				proj = append(proj, lit(sparktype.LongType, "null"))
+			}
+		}
+		projections = append(projections, append(proj, lit(sparktype.LongType, fmt.Sprint(p))))
+	}
+	schema := coltest.Fields(append(append([]sparktype.Type{}, types...), sparktype.LongType))
+	same := []bool{true, true, false, false, false}
+	ctx := coltest.NewCtx(8192)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		op, err := NewExpand(src, projections, same, schema)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := op.Open(ctx); err != nil {
+			b.Fatal(err)
+		}
+		for {
+			out, err := op.Next()
+			if err != nil {
+				b.Fatal(err)
+			}
+			if out == nil {
+				break
+			}
+			out.Release()
+		}
+		op.Close()
+	}
+	b.SetBytes(int64(len(rows)) * 3 * 5 * 8)
+	full.Release()
+}
+
+func parseExpr(t testing.TB, js string) *plan.Expr {
+	var e plan.Expr
+	if err := json.Unmarshal([]byte(js), &e); err != nil {
+		t.Fatal(err)
+	}
+	return &e
 }
