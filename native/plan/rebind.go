@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"sort"
 )
 
 // Rebind returns a deep copy of e in which every attribute reference is bound to a new input:
@@ -93,4 +94,74 @@ func rebindValue(raw json.RawMessage, ordinals map[int64]int) (json.RawMessage, 
 		return json.Marshal(ns)
 	}
 	return append(json.RawMessage(nil), raw...), nil
+}
+
+// References returns the child column ordinals e reads (its attribute references bound to a
+// child column, and bound references), sorted and without duplicates. Operators that evaluate an
+// expression over a subset of rows copy only these columns.
+func References(e *Expr) ([]int, error) {
+	seen := map[int]bool{}
+	if err := collectReferences(e, seen); err != nil {
+		return nil, err
+	}
+	out := make([]int, 0, len(seen))
+	for o := range seen {
+		out = append(out, o)
+	}
+	sort.Ints(out)
+	return out, nil
+}
+
+func collectReferences(e *Expr, seen map[int]bool) error {
+	if e == nil {
+		return nil
+	}
+	switch ShortClass(e.Class) {
+	case "AttributeReference", "BoundReference":
+		if e.Ordinal != nil && *e.Ordinal >= 0 {
+			seen[*e.Ordinal] = true
+		}
+	}
+	for _, raw := range e.Fields {
+		if err := referencesIn(raw, seen); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// referencesIn walks one encoded field value: an expression or a sequence of values.
+func referencesIn(raw json.RawMessage, seen map[int]bool) error {
+	t := bytes.TrimSpace(raw)
+	if len(t) == 0 {
+		return nil
+	}
+	switch t[0] {
+	case '[':
+		var elems []json.RawMessage
+		if err := json.Unmarshal(t, &elems); err != nil {
+			return err
+		}
+		for _, el := range elems {
+			if err := referencesIn(el, seen); err != nil {
+				return err
+			}
+		}
+	case '{':
+		var probe map[string]json.RawMessage
+		if err := json.Unmarshal(t, &probe); err != nil {
+			return err
+		}
+		_, hasClass := probe["class"]
+		_, hasType := probe["dataType"]
+		if !hasClass || !hasType {
+			return nil
+		}
+		var sub Expr
+		if err := json.Unmarshal(t, &sub); err != nil {
+			return err
+		}
+		return collectReferences(&sub, seen)
+	}
+	return nil
 }

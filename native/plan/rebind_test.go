@@ -40,3 +40,28 @@ func TestRebind(t *testing.T) {
 		t.Errorf("unbound attribute: %v", err)
 	}
 }
+
+func TestReferences(t *testing.T) {
+	src := `{"class":"org.apache.spark.sql.catalyst.expressions.Add","dataType":"long","nullable":true,
+	  "fields":{"left":{"class":"org.apache.spark.sql.catalyst.expressions.AttributeReference","dataType":"long",
+	    "nullable":true,"fields":{"name":"a"},"exprId":7,"ordinal":4,"name":"a"},
+	  "right":{"class":"org.apache.spark.sql.catalyst.expressions.Coalesce","dataType":"long","nullable":true,
+	    "fields":{"children":[{"class":"org.apache.spark.sql.catalyst.expressions.AttributeReference",
+	      "dataType":"long","nullable":true,"fields":{"name":"b"},"exprId":8,"ordinal":1,"name":"b"},
+	      {"class":"org.apache.spark.sql.catalyst.expressions.AttributeReference",
+	      "dataType":"long","nullable":true,"fields":{"name":"a"},"exprId":7,"ordinal":4,"name":"a"},
+	      {"class":"org.apache.spark.sql.catalyst.expressions.AttributeReference",
+	      "dataType":"long","nullable":true,"fields":{"name":"x"},"exprId":9,"ordinal":-1,"name":"x"}]}},
+	  "evalContext":{"class":"org.apache.spark.sql.catalyst.expressions.NumericEvalContext","fields":{"evalMode":"ANSI"}}}}`
+	var e Expr
+	if err := json.Unmarshal([]byte(src), &e); err != nil {
+		t.Fatal(err)
+	}
+	got, err := References(&e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0] != 1 || got[1] != 4 {
+		t.Errorf("References = %v, want [1 4]", got)
+	}
+}

@@ -13,11 +13,12 @@ func init() {
 		SparkClass: "HashAggregateExec",
 		Name:       "BolideHashAggregate",
 		ConfKey:    "hashAggregate",
-		Doc: "Partial, Final and Complete modes, DISTINCT aggregates as Spark plans them (not PartialMerge " +
-			"or FILTER); sum, count, " +
-			"min, max, avg over numeric types (min/max also over string, binary, boolean, date, " +
-			"timestamp); Spark's buffer layouts, so either half may run in Spark. Holds all groups " +
-			"in memory (no spilling yet).",
+		Doc: "a mode per aggregate function (Partial, PartialMerge, Final, Complete, mixed as in " +
+			"Spark's DISTINCT plans), FILTER clauses (not over an argument that can raise an error: " +
+			"Spark may evaluate it on the rows the clause rejects); sum, count, min, max, avg over numeric types " +
+			"(min/max also over string, binary, boolean, date, timestamp), first/last (with or " +
+			"without IGNORE NULLS) over the same types; Spark's buffer layouts, so either half may " +
+			"run in Spark. Holds all groups in memory (no spilling yet).",
 		Build: buildHashAggregate,
 	})
 	// Spark picks SortAggregate when a buffer is not fixed-width (min/max of strings). Without

@@ -96,26 +96,40 @@ func TestHashAggregateTranslation(t *testing.T) {
 		t.Errorf("partial distinct aggregate refused: %+v", d)
 	}
 
+	// FILTER clauses, PartialMerge, and a mode per function (Spark's distinct plans).
+	accepted := map[string]func([]any) []any{
+		"filter": func(a []any) []any {
+			a[0].(map[string]any)["fields"].(map[string]any)["filter"] = aref("p", "boolean", 5, 0)
+			return a
+		},
+		"mixed": func(a []any) []any {
+			// count(*) reads rows, sum merges the buffer at column 1 (the offset).
+			a[0].(map[string]any)["fields"].(map[string]any)["mode"] = "PartialMerge"
+			return a
+		},
+	}
+	for name, edit := range accepted {
+		n := aggPlan(t, edit)
+		if name == "mixed" {
+			// the partial merge reads its long buffer at column 1 (initialInputBufferOffset)
+			n.Fields["initialInputBufferOffset"] = json.RawMessage("1")
+			n.Children[0].Output[1].DataType = json.RawMessage(`"long"`)
+		}
+		if d := decideAgg(t, n, plan.Conf{ANSI: true}); !d.Native {
+			t.Errorf("%s refused: %+v", name, d)
+		}
+	}
+
 	refusals := []struct {
 		name string
 		edit func([]any) []any
 		conf plan.Conf
 		want string
 	}{
-		{"filter", func(a []any) []any {
-			a[0].(map[string]any)["fields"].(map[string]any)["filter"] = aref("p", "boolean", 5, 0)
+		{"partial and final", func(a []any) []any {
+			a[1].(map[string]any)["fields"].(map[string]any)["mode"] = "Final"
 			return a
-		}, plan.Conf{}, "HashAggregate with FILTER clauses on aggregates is not supported natively"},
-		{"mixed", func(a []any) []any {
-			a[1].(map[string]any)["fields"].(map[string]any)["mode"] = "PartialMerge"
-			return a
-		}, plan.Conf{}, "HashAggregate with mixed aggregate modes (Partial, PartialMerge) is not supported natively"},
-		{"partialmerge", func(a []any) []any {
-			for _, e := range a {
-				e.(map[string]any)["fields"].(map[string]any)["mode"] = "PartialMerge"
-			}
-			return a
-		}, plan.Conf{}, "HashAggregate in PartialMerge mode is not supported natively"},
+		}, plan.Conf{}, "HashAggregate mixing aggregate modes Partial, Final is not supported natively"},
 		{"function", func(a []any) []any {
 			fn := a[0].(map[string]any)["fields"].(map[string]any)["aggregateFunction"].(map[string]any)
 			fn["class"] = catAgg + "CollectList"

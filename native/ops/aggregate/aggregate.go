@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/bolide-dev/bolide/native/columnar"
 	"github.com/bolide-dev/bolide/native/exec"
@@ -19,13 +20,20 @@ import (
 
 // HashAggregate is the validated, immutable plan of one HashAggregateExec; Open creates the per-task
 // state (hash table, aggregation buffers).
+//
+// Each aggregate function has its own mode, as in Spark: a function in Partial or Complete mode
+// reads input rows (only those passing its FILTER clause, when it has one), one in PartialMerge
+// or Final mode merges the buffers its child produced. The operator's output follows Spark's
+// AggregationIterator: when some function is Final or Complete, resultExpressions over the keys
+// and every function's result; otherwise, with functions, the keys and every function's buffers
+// (Spark's aggBufferAttributes layouts, exactly); with none, resultExpressions over the keys.
 type HashAggregate struct {
-	mode     Mode
+	// out is the operator's output kind: Partial (keys ++ buffers), Final (results) or
+	// GroupingOnly.
+	out      Mode
 	keys     []*input
 	keyTypes []sparktype.Type
 	fns      []*fnSpec
-	// bufCols[i] is the child column of function i's first buffer (Final).
-	bufCols []int
 	// results evaluate resultExpressions over [keys ++ aggregate results] (not Partial).
 	results []resultCol
 	schema  []sparktype.Field
@@ -72,9 +80,11 @@ func New(n *plan.Node, child exec.Operator, conf *plan.Conf) (*HashAggregate, er
 	h := &HashAggregate{child: child}
 	childSchema := child.Schema()
 
-	// Modes, DISTINCT, FILTER.
+	// Modes and FILTER clauses, per function.
 	fnExprs := make([]*plan.Expr, len(aggExprs))
-	modes := map[string]bool{}
+	fnModes := make([]Mode, len(aggExprs))
+	filters := make([]*plan.Expr, len(aggExprs))
+	modes := map[Mode]bool{}
 	for i, ae := range aggExprs {
 		if plan.ShortClass(ae.Class) != "AggregateExpression" {
 			return nil, fmt.Errorf("aggregate expression %d is a %s", i, plan.ShortClass(ae.Class))
@@ -83,76 +93,82 @@ func New(n *plan.Node, child exec.Operator, conf *plan.Conf) (*HashAggregate, er
 		if err != nil {
 			return nil, err
 		}
-		modes[strings.TrimSuffix(m, "$")] = true
+		mode, ok := parseMode(m)
+		if !ok {
+			return nil, fmt.Errorf("unknown aggregate mode %q", m)
+		}
+		fnModes[i] = mode
+		modes[mode] = true
 		// isDistinct needs nothing here: Spark's planner makes the input of a distinct aggregate
 		// distinct (an aggregate grouped by the keys and the distinct column below it), and its
 		// own HashAggregateExec ignores the flag, evaluating by mode alone; so does this one.
 		// Several distinct columns go through Expand, which is planned separately.
-		if ae.Has("filter") {
-			raw, _ := ae.Raw("filter")
-			if s := strings.TrimSpace(string(raw)); s != "null" && s != "" {
-				return nil, refuse("HashAggregate with FILTER clauses on aggregates is not supported natively")
+		if ae.Has("filter") && mode.updates() {
+			// Spark applies a FILTER in Partial and Complete mode only (its planner drops the
+			// clause from the other modes, AggregationIterator ignores it there).
+			if filters[i], err = ae.Child("filter"); err != nil && !isNullField(ae, "filter") {
+				return nil, err
 			}
 		}
 		if fnExprs[i], err = ae.Child("aggregateFunction"); err != nil {
 			return nil, err
 		}
 	}
-	switch {
-	case len(modes) > 1:
+	// Spark's AggregationIterator allows at most two modes, both updating-to-buffers
+	// ({Partial, PartialMerge}) or both ending in results ({Final, Complete}).
+	if (modes[Partial] || modes[PartialMerge]) && (modes[Final] || modes[Complete]) {
 		names := make([]string, 0, len(modes))
-		for _, m := range []string{"Partial", "PartialMerge", "Final", "Complete"} {
+		for _, m := range []Mode{Partial, PartialMerge, Final, Complete} {
 			if modes[m] {
-				names = append(names, m)
+				names = append(names, m.String())
 			}
 		}
-		return nil, refuse("HashAggregate with mixed aggregate modes (%s) is not supported natively", strings.Join(names, ", "))
+		return nil, refuse("HashAggregate mixing aggregate modes %s is not supported natively", strings.Join(names, ", "))
+	}
+	switch {
 	case len(modes) == 0:
-		h.mode = GroupingOnly
-	case modes["Partial"]:
-		h.mode = Partial
-	case modes["Final"]:
-		h.mode = Final
-	case modes["Complete"]:
-		h.mode = Complete
-	case modes["PartialMerge"]:
-		return nil, refuse("HashAggregate in PartialMerge mode is not supported natively")
+		h.out = GroupingOnly
+	case modes[Final] || modes[Complete]:
+		h.out = Final
 	default:
-		return nil, fmt.Errorf("unknown aggregate mode %v", modes)
+		h.out = Partial
 	}
 
 	// Grouping keys.
-	fc := &fnContext{mode: h.mode, child: childSchema, conf: conf, singleGroup: len(groupExprs) == 0}
-	boundIDs := []int64{}
+	base := fnContext{child: childSchema, conf: conf, singleGroup: len(groupExprs) == 0}
+	keyCtx := base
+	var keyIDs []*int64
 	for _, g := range groupExprs {
-		in, err := newInput(g, fc, true)
+		in, err := newInput(g, &keyCtx, true)
 		if err != nil {
 			return nil, err
 		}
 		if !keyTypeSupported(in.typ) {
 			return nil, refuse("HashAggregate grouping by type %s is not supported natively", in.typ)
 		}
-		if g.ExprID == nil {
-			return nil, fmt.Errorf("grouping expression %s has no exprId", g.Name)
-		}
 		h.keys = append(h.keys, in)
 		h.keyTypes = append(h.keyTypes, in.typ)
-		boundIDs = append(boundIDs, *g.ExprID)
+		keyIDs = append(keyIDs, g.ExprID)
 	}
 
-	// Aggregate functions.
+	// Aggregate functions. The buffers merging functions read follow initialInputBufferOffset in
+	// the order of those functions (updating functions have none: Spark's
+	// initializeAggregateFunctions advances the input buffer offset for merging modes only).
 	nbuf := 0
-	for _, fe := range fnExprs {
+	for i, fe := range fnExprs {
 		short := plan.ShortClass(fe.Class)
 		b, ok := functions[short]
 		if !ok {
 			return nil, refuse("aggregate function %s is not supported natively", short)
 		}
-		spec, err := b(fe, fc)
+		fc := base
+		fc.mode = fnModes[i]
+		spec, err := b(fe, &fc)
 		if err != nil {
 			return nil, err
 		}
-		if h.mode == Final {
+		spec.mode, spec.bufCol = fnModes[i], -1
+		if !spec.mode.updates() {
 			for k, bt := range spec.bufTypes {
 				c := int(offset) + nbuf + k
 				if c >= len(childSchema) || !childSchema[c].Type.Equal(bt) {
@@ -160,12 +176,41 @@ func New(n *plan.Node, child exec.Operator, conf *plan.Conf) (*HashAggregate, er
 					if c < len(childSchema) {
 						got = childSchema[c].Type.String()
 					}
-					return nil, fmt.Errorf("final %s expects a %s buffer at input column %d, found %s", spec.name, bt, c, got)
+					return nil, fmt.Errorf("%s %s expects a %s buffer at input column %d, found %s",
+						strings.ToLower(spec.mode.String()), spec.name, bt, c, got)
 				}
 			}
-			h.bufCols = append(h.bufCols, int(offset)+nbuf)
+			spec.bufCol = int(offset) + nbuf
+			nbuf += len(spec.bufTypes)
 		}
-		nbuf += len(spec.bufTypes)
+		if filters[i] != nil {
+			// Spark's generated code evaluates the subexpressions its aggregate functions share
+			// (avg's argument, used by both of its update expressions, or one argument of two
+			// functions) on every row, before the FILTER check: such an argument raises its error
+			// (ANSI arithmetic, a cast) on rows the clause rejects, where this operator would not.
+			fails, err := argumentsMayFail(fe, conf)
+			if err != nil {
+				return nil, err
+			}
+			if fails {
+				return nil, refuse("HashAggregate: %s with a FILTER clause over an argument that can raise an "+
+					"error is not supported natively (Spark may evaluate it on the rows the clause rejects)", spec.name)
+			}
+			if spec.filter, err = expr.Translate(filters[i], conf); err != nil {
+				return nil, err
+			}
+			if spec.filter.Type().Kind != sparktype.Boolean {
+				return nil, fmt.Errorf("FILTER clause of %s is %s, not boolean", spec.name, spec.filter.Type())
+			}
+			if spec.refs, err = plan.References(fe); err != nil {
+				return nil, err
+			}
+			for _, o := range spec.refs {
+				if o >= len(childSchema) {
+					return nil, fmt.Errorf("%s reads column %d of a %d-column input", spec.name, o, len(childSchema))
+				}
+			}
+		}
 		h.fns = append(h.fns, spec)
 	}
 
@@ -178,7 +223,7 @@ func New(n *plan.Node, child exec.Operator, conf *plan.Conf) (*HashAggregate, er
 		}
 	}
 
-	if h.mode == Partial {
+	if h.out == Partial {
 		// Output = grouping attributes ++ buffers, exactly.
 		want := append([]sparktype.Type{}, h.keyTypes...)
 		for _, f := range h.fns {
@@ -195,8 +240,17 @@ func New(n *plan.Node, child exec.Operator, conf *plan.Conf) (*HashAggregate, er
 		return h, nil
 	}
 
-	// Results: resultExpressions bound to grouping attributes ++ aggregateAttributes.
-	if h.mode != GroupingOnly {
+	// Results: resultExpressions bound to grouping attributes ++ aggregateAttributes. (A buffers
+	// output needs no ids: an aliased key, a normalized float or Spark's UnscaledValue of a
+	// DISTINCT decimal, is encoded without its exprId.)
+	boundIDs := make([]int64, 0, len(keyIDs)+len(aggAttrs))
+	for i, id := range keyIDs {
+		if id == nil {
+			return nil, fmt.Errorf("grouping expression %d (%s) has no exprId", i, plan.ShortClass(groupExprs[i].Class))
+		}
+		boundIDs = append(boundIDs, *id)
+	}
+	if h.out == Final {
 		if len(aggAttrs) != len(h.fns) {
 			return nil, fmt.Errorf("%d aggregate attributes for %d aggregate functions", len(aggAttrs), len(h.fns))
 		}
@@ -247,17 +301,63 @@ func New(n *plan.Node, child exec.Operator, conf *plan.Conf) (*HashAggregate, er
 	return h, nil
 }
 
-// Mode reports the aggregate's mode (for explain and tests).
-func (h *HashAggregate) Mode() Mode { return h.mode }
+// argumentsMayFail reports whether an argument of aggregate function fe can raise an error.
+func argumentsMayFail(fe *plan.Expr, conf *plan.Conf) (bool, error) {
+	var args []*plan.Expr
+	if fe.Has("child") {
+		c, err := fe.Child("child")
+		if err != nil {
+			return false, err
+		}
+		args = append(args, c)
+	}
+	if fe.Has("children") {
+		cs, err := fe.Children("children")
+		if err != nil {
+			return false, err
+		}
+		args = append(args, cs...)
+	}
+	for _, a := range args {
+		if isAttribute(a) {
+			continue
+		}
+		e, err := expr.Translate(a, conf)
+		if err != nil {
+			return false, err
+		}
+		if expr.MayFail(e) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// isNullField reports whether an expression's field is encoded as JSON null (None).
+func isNullField(e *plan.Expr, name string) bool {
+	raw, err := e.Raw(name)
+	if err != nil {
+		return false
+	}
+	s := strings.TrimSpace(string(raw))
+	return s == "null" || s == ""
+}
+
+// Output reports the operator's output kind: Partial (keys and buffers), Final (result
+// expressions over results) or GroupingOnly (result expressions over the keys).
+func (h *HashAggregate) Output() Mode { return h.out }
 
 func (h *HashAggregate) Schema() []sparktype.Field { return h.schema }
 
 // stream is the per-task state.
 type stream struct {
-	ctx      *exec.TaskContext
-	table    groupTable
-	fns      []function
-	gids     []uint32
+	ctx   *exec.TaskContext
+	table groupTable
+	fns   []function
+	gids  []uint32
+	// sel and selGids: the rows passing a FILTER clause and their groups (reused per batch).
+	sel      []int32
+	selGids  []uint32
 	consumed bool
 	pos      int
 	// accounted is the hash table and state size last reported to the task's memory account.
@@ -374,11 +474,14 @@ func (h *HashAggregate) addBatch(b *columnar.Batch) error {
 	ng := st.table.numGroups()
 	for i, f := range st.fns {
 		f.grow(ng)
+		spec := h.fns[i]
 		var err error
-		if h.mode == Final {
-			c := h.bufCols[i]
-			err = f.merge(b.Cols[c:c+len(h.fns[i].bufTypes)], gids)
-		} else {
+		switch {
+		case !spec.mode.updates():
+			err = f.merge(b.Cols[spec.bufCol:spec.bufCol+len(spec.bufTypes)], gids)
+		case spec.filter != nil:
+			err = h.updateFiltered(spec, f, b, gids)
+		default:
 			err = f.update(st.ctx, b, gids)
 		}
 		if err != nil {
@@ -386,6 +489,47 @@ func (h *HashAggregate) addBatch(b *columnar.Batch) error {
 		}
 	}
 	return nil
+}
+
+// updateFiltered folds the rows of b that pass the function's FILTER clause (true; null and false
+// rows are skipped, as Spark's generated predicate check does). The function's arguments are
+// evaluated over those rows only, so a row the clause rejects cannot raise an error.
+func (h *HashAggregate) updateFiltered(spec *fnSpec, f function, b *columnar.Batch, gids []uint32) error {
+	st := h.st
+	p, err := spec.filter.Eval(st.ctx, b)
+	if err != nil {
+		return err
+	}
+	pred, ok := p.(*array.Boolean)
+	if !ok {
+		p.Release()
+		return fmt.Errorf("FILTER clause of %s produced %s", spec.name, p.DataType())
+	}
+	st.sel = columnar.SelectTrue(pred, st.sel)
+	p.Release()
+	sel := st.sel
+	switch len(sel) {
+	case 0:
+		return nil
+	case b.NumRows:
+		return f.update(st.ctx, b, gids)
+	}
+	cols := make([]arrow.Array, len(b.Cols))
+	sub := columnar.NewBatch(cols, len(sel))
+	defer sub.Release()
+	for _, o := range spec.refs {
+		if cols[o], err = columnar.Take(st.ctx.Alloc, b.Cols[o], sel); err != nil {
+			return err
+		}
+	}
+	if cap(st.selGids) < len(sel) {
+		st.selGids = make([]uint32, len(sel))
+	}
+	sg := st.selGids[:len(sel)]
+	for i, r := range sel {
+		sg[i] = gids[r]
+	}
+	return f.update(st.ctx, sub, sg)
 }
 
 func (h *HashAggregate) emit(lo, hi int) (*columnar.Batch, error) {
@@ -398,7 +542,7 @@ func (h *HashAggregate) emit(lo, hi int) (*columnar.Batch, error) {
 	release := func() { columnar.NewBatch(cols, 0).Release() }
 	for _, f := range st.fns {
 		var more []arrow.Array
-		if h.mode == Partial {
+		if h.out == Partial {
 			more, err = f.buffers(alloc, lo, hi)
 		} else {
 			var c arrow.Array
@@ -411,7 +555,7 @@ func (h *HashAggregate) emit(lo, hi int) (*columnar.Batch, error) {
 		}
 		cols = append(cols, more...)
 	}
-	if h.mode == Partial {
+	if h.out == Partial {
 		return columnar.NewBatch(cols, hi-lo), nil
 	}
 	inter := columnar.NewBatch(cols, hi-lo)

@@ -2,6 +2,7 @@ package aggregate
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -13,23 +14,45 @@ import (
 	"github.com/bolide-dev/bolide/native/sparktype"
 )
 
-// Mode is Spark's AggregateMode.
+// Mode is Spark's AggregateMode, per aggregate function: whether the function reads input rows
+// (Partial, Complete) or buffers (PartialMerge, Final), and whether it produces buffers (Partial,
+// PartialMerge) or results (Final, Complete).
 type Mode uint8
 
 const (
-	// GroupingOnly: no aggregate expressions (SELECT DISTINCT-like); results over the keys.
+	// GroupingOnly: no aggregate expressions (SELECT DISTINCT-like); results over the keys. An
+	// operator mode only, never a function's.
 	GroupingOnly Mode = iota
 	Partial
+	PartialMerge
 	Final
 	Complete
 )
 
 func (m Mode) String() string {
-	return [...]string{"GroupingOnly", "Partial", "Final", "Complete"}[m]
+	return [...]string{"GroupingOnly", "Partial", "PartialMerge", "Final", "Complete"}[m]
 }
 
 // updates reports whether the mode reads raw input rows (otherwise it merges buffers).
 func (m Mode) updates() bool { return m == Partial || m == Complete }
+
+// evaluates reports whether the mode ends in results (otherwise in buffers).
+func (m Mode) evaluates() bool { return m == Final || m == Complete }
+
+// parseMode reads an encoded AggregateMode (a Scala object's name).
+func parseMode(s string) (Mode, bool) {
+	switch strings.TrimSuffix(s, "$") {
+	case "Partial":
+		return Partial, true
+	case "PartialMerge":
+		return PartialMerge, true
+	case "Final":
+		return Final, true
+	case "Complete":
+		return Complete, true
+	}
+	return 0, false
+}
 
 // function is the per-task state of one aggregate function over all groups. Every method works on
 // a whole batch: the typed loops live in the family files, one interface call per batch.
@@ -40,9 +63,10 @@ type function interface {
 	grow(n int)
 	// update folds the rows of an input batch into their groups (Partial, Complete).
 	update(ctx *exec.TaskContext, b *columnar.Batch, gids []uint32) error
-	// merge folds partial buffers (this function's buffer columns) into their groups (Final).
+	// merge folds partial buffers (this function's buffer columns) into their groups
+	// (PartialMerge, Final).
 	merge(cols []arrow.Array, gids []uint32) error
-	// buffers builds the buffer columns of groups [lo, hi) (Partial output).
+	// buffers builds the buffer columns of groups [lo, hi) (Partial, PartialMerge output).
 	buffers(alloc memory.Allocator, lo, hi int) ([]arrow.Array, error)
 	// result evaluates the function for groups [lo, hi) (Final, Complete).
 	result(alloc memory.Allocator, lo, hi int) (arrow.Array, error)
@@ -55,6 +79,14 @@ type fnSpec struct {
 	bufTypes   []sparktype.Type
 	resultType sparktype.Type
 	newState   func() function
+
+	// Set by the operator: the function's mode; for a merging mode the child column of its first
+	// buffer; for an updating mode with a FILTER clause the predicate and the child columns the
+	// function's arguments read (only those are copied for the rows that pass).
+	mode   Mode
+	bufCol int
+	filter expr.Expr
+	refs   []int
 }
 
 // fnContext is what a function builder needs to know about its operator.
@@ -195,7 +227,7 @@ func singleChild(fn *plan.Expr) (*plan.Expr, sparktype.Type, error) {
 	return child, t, err
 }
 
-// bindInput binds an argument when the mode reads raw rows; Final mode never evaluates it.
+// bindInput binds an argument when the mode reads raw rows; merging modes never evaluate it.
 func bindInput(e *plan.Expr, c *fnContext) (*input, error) {
 	if !c.mode.updates() {
 		return nil, nil

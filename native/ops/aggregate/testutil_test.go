@@ -75,16 +75,22 @@ type aggFn struct {
 	evalMode string // Sum/Average
 	result   string // result type
 	buffers  []string
+	// ignoreNulls: First/Last
+	ignoreNulls bool
 }
 
 func (a aggFn) json(in []col, mode string, bindOrdinals bool, nullable bool) map[string]any {
-	arg := func(i int) map[string]any {
+	return a.jsonWith(mode, func(i int) map[string]any {
 		o := i
 		if !bindOrdinals {
 			o = -1
 		}
 		return attr(in[i], o, nullable)
-	}
+	}, nil)
+}
+
+// jsonWith encodes the AggregateExpression with arguments arg(a.args[k]) and an optional FILTER.
+func (a aggFn) jsonWith(mode string, arg func(i int) map[string]any, filter any) map[string]any {
 	fields := map[string]any{}
 	switch a.class {
 	case "Count":
@@ -104,6 +110,9 @@ func (a aggFn) json(in []col, mode string, bindOrdinals bool, nullable bool) map
 	case "Average":
 		fields["child"] = arg(a.args[0])
 		fields["evalMode"] = a.evalMode
+	case "First", "Last":
+		fields["child"] = arg(a.args[0])
+		fields["ignoreNulls"] = a.ignoreNulls
 	default:
 		fields["child"] = arg(a.args[0])
 	}
@@ -111,7 +120,7 @@ func (a aggFn) json(in []col, mode string, bindOrdinals bool, nullable bool) map
 		"deterministic": true, "fields": fields}
 	return map[string]any{"class": pkgAgg + "AggregateExpression", "dataType": a.result, "nullable": true,
 		"deterministic": true, "fields": map[string]any{"aggregateFunction": fn, "mode": mode,
-			"isDistinct": false, "filter": nil, "resultId": map[string]any{"class": pkgExpr + "ExprId",
+			"isDistinct": false, "filter": filter, "resultId": map[string]any{"class": pkgExpr + "ExprId",
 				"fields": map[string]any{"id": 1}}}}
 }
 

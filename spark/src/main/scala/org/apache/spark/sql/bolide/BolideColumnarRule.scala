@@ -12,7 +12,7 @@ import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.bolide.shuffle.{BolideBroadcastExchangeExec, BolideShuffleExchangeExec}
 import org.apache.spark.sql.execution.exchange.{BroadcastExchangeExec, ShuffleExchangeExec}
-import org.apache.spark.sql.execution.{CollectLimitExec, ColumnarRule, ColumnarToRowExec, RowToColumnarExec, SparkPlan, TakeOrderedAndProjectExec, UnionExec}
+import org.apache.spark.sql.execution.{CoalesceExec, CollectLimitExec, ColumnarRule, ColumnarToRowExec, RowToColumnarExec, SparkPlan, TakeOrderedAndProjectExec, UnionExec}
 import org.apache.spark.sql.internal.SQLConf
 
 /**
@@ -58,6 +58,7 @@ object BolidePlanRule extends Rule[SparkPlan] with Logging {
         case b: BolideExec => b.withNewChildren(newChildren)
         case s: BolideShuffleExchangeExec => s.withNewChildren(newChildren)
         case b: BolideBroadcastExchangeExec => b.withNewChildren(newChildren)
+        case c: BolideCoalesceExec => c.withNewChildren(newChildren)
         case t: TakeOrderedAndProjectExec if d.native =>
           // Native: the top-k of each partition, rows of the child; after the transitions, Spark's
           // own logic is put above it to merge the partitions, drop the offset and project
@@ -66,6 +67,11 @@ object BolidePlanRule extends Rule[SparkPlan] with Logging {
           b.copyTagsFrom(p)
           b
         case _ if d.native && d.elided && newChildren.size == 1 => newChildren.head
+        case c: CoalesceExec if d.native =>
+          // Merging partitions is the JVM's part; the blocks below and above stay native.
+          val x = BolideCoalesceExec(c.numPartitions, newChildren.head)
+          x.copyTagsFrom(p)
+          x
         case b: BroadcastExchangeExec if d.native =>
           val x = BolideBroadcastExchangeExec(b.mode, newChildren.head)
           x.copyTagsFrom(p)

@@ -67,6 +67,10 @@ class NativeBatchIterator(
       }
       nativeTime += System.nanoTime() - start
     } finally arr.close()
+    // The consumer is done with the last batch (it asked for the next one): release the block
+    // now, so that a task reading several blocks in turn (a coalesced partition) holds one at a
+    // time.
+    if (finished) close()
   }
 
   override def close(): Unit = if (open) {

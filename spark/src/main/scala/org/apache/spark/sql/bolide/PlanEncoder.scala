@@ -9,7 +9,7 @@ import scala.collection.mutable.ArrayBuffer
 import com.fasterxml.jackson.core.{JsonFactory, JsonGenerator}
 
 import org.apache.spark.sql.catalyst.{FileSourceOptions, InternalRow}
-import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference, BoundReference, Expression, Literal, PlanExpression}
+import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, AttributeReference, BoundReference, Expression, Literal, PlanExpression}
 import org.apache.spark.sql.catalyst.plans.physical.RangePartitioning
 import org.apache.spark.sql.catalyst.util.CaseInsensitiveMap
 import org.apache.spark.sql.bolide.shuffle.{BolideShuffleExchangeExec, BolideShuffleManager}
@@ -325,6 +325,11 @@ object PlanEncoder {
         g.writeNumberField("exprId", a.exprId.id)
         g.writeStringField("name", a.name)
         g.writeNumberField("ordinal", input.indexWhere(_.exprId == a.exprId))
+      case a: Alias =>
+        // Its exprId lives in a second parameter list, which productIterator does not show;
+        // parents refer to the alias's output by it (an aggregate's aliased grouping keys).
+        g.writeNumberField("exprId", a.exprId.id)
+        g.writeStringField("name", a.name)
       case b: BoundReference =>
         g.writeNumberField("ordinal", b.ordinal)
       case _ =>
