@@ -1,0 +1,115 @@
+package translate
+
+import (
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"github.com/bolide-dev/bolide/native/columnar"
+	"github.com/bolide-dev/bolide/native/exec"
+	"github.com/bolide-dev/bolide/native/memory"
+	"github.com/bolide-dev/bolide/native/plan"
+)
+
+// pipelinePlan is one native block as Spark plans the map side of a grouped aggregation:
+// HashAggregate(Partial: k, sum(w), count(1)) over Project(k, v + 1 AS w) over Filter(v > 10)
+// over input 0 (k string, v long), with the node ids the JVM gives them (0 at the top).
+func pipelinePlan() map[string]any {
+	lit := func(v int) map[string]any {
+		return map[string]any{"class": catExpr + "Literal", "dataType": "long", "nullable": false,
+			"fields": map[string]any{"value": v}}
+	}
+	ansi := map[string]any{"class": catExpr + "NumericEvalContext",
+		"fields": map[string]any{"evalMode": "ANSI", "allowDecimalPrecisionLoss": true}}
+	filter := map[string]any{"id": 2, "class": "org.apache.spark.sql.execution.FilterExec", "nodeName": "Filter",
+		"output": []any{outAttr("k", "string", 1), outAttr("v", "long", 2)},
+		"fields": map[string]any{"condition": map[string]any{"class": catExpr + "GreaterThan", "dataType": "boolean",
+			"nullable": true, "fields": map[string]any{"left": aref("v", "long", 2, 1), "right": lit(10)}}},
+		"children": []any{sparkChild(3, true)}}
+	plus := map[string]any{"class": catExpr + "Alias", "dataType": "long", "nullable": true, "fields": map[string]any{
+		"child": map[string]any{"class": catExpr + "Add", "dataType": "long", "nullable": true, "fields": map[string]any{
+			"left": aref("v", "long", 2, 1), "right": lit(1), "evalContext": ansi}},
+		"name": "w"}, "exprId": 3, "name": "w"}
+	project := map[string]any{"id": 1, "class": "org.apache.spark.sql.execution.ProjectExec", "nodeName": "Project",
+		"output":   []any{outAttr("k", "string", 1), outAttr("w", "long", 3)},
+		"fields":   map[string]any{"projectList": []any{aref("k", "string", 1, 0), plus}},
+		"children": []any{filter}}
+	count := map[string]any{"class": catAgg + "Count", "dataType": "long", "nullable": false, "deterministic": true,
+		"fields": map[string]any{"children": []any{map[string]any{"class": catExpr + "Literal", "dataType": "integer",
+			"nullable": false, "deterministic": true, "fields": map[string]any{"value": 1}}}}}
+	return map[string]any{
+		"id": 0, "class": "org.apache.spark.sql.execution.aggregate.HashAggregateExec", "nodeName": "HashAggregate",
+		"output": []any{outAttr("k", "string", 1), outAttr("sum", "long", 10), outAttr("count", "long", 11)},
+		"fields": map[string]any{"requiredChildDistributionExpressions": nil, "isStreaming": false,
+			"numShufflePartitions": nil, "groupingExpressions": []any{aref("k", "string", 1, 0)},
+			"aggregateExpressions": []any{aggExpr(sumFn(aref("w", "long", 3, 1)), "Partial", false, nil),
+				aggExpr(count, "Partial", false, nil)},
+			"aggregateAttributes":      []any{aref("sum(w)", "long", 20, -1), aref("count(1)", "long", 21, -1)},
+			"initialInputBufferOffset": 0,
+			"resultExpressions": []any{aref("k", "string", 1, -1), aref("sum", "long", 10, -1),
+				aref("count", "long", 11, -1)}},
+		"children": []any{project},
+	}
+}
+
+// pipelineBatches makes rows of (k, v) in batches of size rows: 64 keys, v = i % 1000.
+func pipelineBatches(alloc *memory.TaskAllocator, rows, size int) []*columnar.Batch {
+	var out []*columnar.Batch
+	for lo := 0; lo < rows; lo += size {
+		n := min(size, rows-lo)
+		ks := make([]string, n)
+		vs := make([]int64, n)
+		for i := range ks {
+			ks[i] = fmt.Sprintf("key%02d", (lo+i)*7%64)
+			vs[i] = int64((lo + i) % 1000)
+		}
+		out = append(out, kvBatch(alloc, ks, nil, vs))
+	}
+	return out
+}
+
+// BenchmarkBlockPipeline runs pipelinePlan's block over 1M rows as a task does (every operator
+// under its guard), for batches of the usual size and for small ones, where whatever a guard
+// does per batch weighs most.
+func BenchmarkBlockPipeline(b *testing.B) {
+	raw, err := json.Marshal(pipelinePlan())
+	if err != nil {
+		b.Fatal(err)
+	}
+	const rows = 1 << 20
+	for _, size := range []int{8192, 256} {
+		b.Run(fmt.Sprintf("batch=%d", size), func(b *testing.B) {
+			conf := &plan.Conf{BatchSize: 8192}
+			for it := 0; it < b.N; it++ {
+				b.StopTimer()
+				var n plan.Node
+				if err := json.Unmarshal(raw, &n); err != nil {
+					b.Fatal(err)
+				}
+				op, err := Build(&n, conf)
+				if err != nil {
+					b.Fatal(err)
+				}
+				alloc := memory.NewTaskAllocator(nil)
+				ctx := &exec.TaskContext{Alloc: alloc, Conf: conf,
+					Inputs: []exec.InputSource{&input{batches: pipelineBatches(alloc, rows, size)}}}
+				b.StartTimer()
+				if err := op.Open(ctx); err != nil {
+					b.Fatal(err)
+				}
+				for {
+					out, err := op.Next()
+					if err != nil {
+						b.Fatal(err)
+					}
+					if out == nil {
+						break
+					}
+					out.Release()
+				}
+				op.Close()
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/rows, "ns/row")
+		})
+	}
+}
