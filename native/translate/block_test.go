@@ -91,7 +91,7 @@ func BenchmarkBlockPipeline(b *testing.B) {
 					b.Fatal(err)
 				}
 				alloc := memory.NewTaskAllocator(nil)
-				ctx := &exec.TaskContext{Alloc: alloc, Conf: conf,
+				ctx := &exec.TaskContext{Alloc: alloc, Conf: conf, Meter: exec.NewMeter(),
 					Inputs: []exec.InputSource{&input{batches: pipelineBatches(alloc, rows, size)}}}
 				b.StartTimer()
 				if err := op.Open(ctx); err != nil {
@@ -111,5 +111,50 @@ func BenchmarkBlockPipeline(b *testing.B) {
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/rows, "ns/row")
 		})
+	}
+}
+
+// A block built from the wire form reports each operator under the node id the JVM gave it, with
+// the rows it returned; the input leaf (a Spark child) reports nothing.
+func TestBlockReportsEveryOperator(t *testing.T) {
+	op, err := Build(decode(t, pipelinePlan()), &plan.Conf{BatchSize: 8192})
+	if err != nil {
+		t.Fatal(err)
+	}
+	alloc := memory.NewTaskAllocator(nil)
+	m := exec.NewMeter()
+	ctx := &exec.TaskContext{Alloc: alloc, Conf: &plan.Conf{BatchSize: 8192}, Meter: m,
+		Inputs: []exec.InputSource{&input{batches: pipelineBatches(alloc, 10000, 1000)}}}
+	if err := op.Open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		b, err := op.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b == nil {
+			break
+		}
+		b.Release()
+	}
+	op.Close()
+	got := map[int]exec.OpMetrics{}
+	for _, om := range m.Snapshot() {
+		got[om.ID] = om
+	}
+	// v = i % 1000 > 10 keeps 989 of every 1000 rows; the partial aggregate has 64 groups.
+	want := map[int][2]int64{0: {64, 1}, 1: {9890, 10}, 2: {9890, 10}}
+	if len(got) != len(want) {
+		t.Fatalf("want operators 0, 1, 2, got %+v", got)
+	}
+	for id, w := range want {
+		g := got[id]
+		if g.Rows != w[0] || g.Batches != w[1] || g.Nanos <= 0 {
+			t.Errorf("operator %d: got %+v, want %d rows in %d batches and some time", id, g, w[0], w[1])
+		}
+	}
+	if used := alloc.Used(); used != 0 {
+		t.Errorf("%d bytes still allocated after Close", used)
 	}
 }
