@@ -1,12 +1,16 @@
 package org.apache.spark.sql.bolide
 
+import java.text.NumberFormat
+import java.util.Locale
+
 import org.junit.Assert._
 import org.junit.{Before, Test}
 
-import org.apache.spark.sql.DataFrame
+import org.apache.spark.sql.{classic, DataFrame}
 import org.apache.spark.sql.execution.{FileSourceScanExec, FilterExec, SparkPlan}
 import org.apache.spark.sql.execution.aggregate.HashAggregateExec
 import org.apache.spark.sql.execution.joins.BroadcastHashJoinExec
+import org.apache.spark.sql.execution.metric.SQLMetric
 
 /**
  * Every native operator of a block reports its own SQL metrics (rows, batches, own time), not
@@ -95,6 +99,30 @@ class MetricsSuite extends BolideSuiteBase {
     assertTrue(s"partial aggregate rows $aggregated", aggregated(1) >= 5)
     assertEquals(aggregated, rows(on, "BolideHashAggregate"))
     checkTimes(on)
+  }
+
+  /**
+   * The values the Spark UI's SQL tab shows for `metric` (from the same status store, which exists
+   * with the UI off too), once the listener has seen every task of the query.
+   */
+  private def uiValue(metric: SQLMetric): Option[String] = {
+    spark.sparkContext.listenerBus.waitUntilEmpty()
+    val store = spark.asInstanceOf[classic.SparkSession].sharedState.statusStore
+    store.executionsList().reverseIterator.find(_.metrics.exists(_.accumulatorId == metric.id))
+      .flatMap(e => store.executionMetrics(e.executionId).get(metric.id))
+  }
+
+  @Test def shownInTheSqlTab(): Unit = {
+    val df = checkNative("SELECT g, count(*) FROM types WHERE id % 3 = 0 GROUP BY g",
+      Seq("BolideScan", "BolideFilter", "BolideHashAggregate"))
+    val native = nodes(df).collect { case b: BolideExec => b }
+    native.foreach { b =>
+      val rows = b.metrics("numOutputRows")
+      assertEquals(s"${b.nodeName}'s rows in the SQL tab", Some(NumberFormat.getIntegerInstance(Locale.US)
+        .format(rows.value)), uiValue(rows))
+      assertTrue(s"${b.nodeName}'s own time in the SQL tab", uiValue(b.metrics("operatorTime")).isDefined)
+    }
+    assertEquals(Seq(667L), rows(nodes(df), "BolideFilter"))
   }
 
   @Test def broadcastJoin(): Unit = {
