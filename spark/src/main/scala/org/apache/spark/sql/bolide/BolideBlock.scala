@@ -28,7 +28,7 @@ object BolideBlock {
     // execute, so nobody else would fill theirs.
     val operators = nodes.toSeq.map { case (id, b) =>
       NativeOperatorMetrics(id, b.longMetric("numOutputRows"), b.longMetric("numOutputBatches"),
-        b.longMetric("operatorTime"), countedBySpark = b eq top)
+        b.longMetric("operatorTime"), top = b eq top)
     }
     val sqlConf = SQLConf.get
     val conf = PlanEncoder.confJson(sqlConf)
@@ -103,8 +103,8 @@ object BolideBlock {
 
 /**
  * The SQL metrics of one operator of a native block (a BolideExec), under the node id the block
- * was encoded with; the engine's counts are added once per task, when it ends. The block's top
- * (`countedBySpark`) has its rows and batches counted as they reach Spark, which also shows a
+ * was encoded with; the engine's counts are added once per task, when it ends. The block's `top`
+ * has its rows and batches counted by NativeBatchIterator as they reach Spark, which also shows a
  * running task's progress, so only its time comes from the engine.
  */
 final case class NativeOperatorMetrics(
@@ -112,7 +112,7 @@ final case class NativeOperatorMetrics(
     numOutputRows: SQLMetric,
     numOutputBatches: SQLMetric,
     time: SQLMetric,
-    countedBySpark: Boolean)
+    top: Boolean)
 
 /** A Spark child of a native block: partitioned like the block, or broadcast to every task. */
 sealed trait BlockInput

@@ -78,7 +78,7 @@ class NativeBatchIterator(
     var i = 0
     while (i + 3 < values.length) {
       byId.get(values(i).toInt).foreach { o =>
-        if (!o.countedBySpark) {
+        if (!o.top) {
           o.numOutputRows += values(i + 1)
           o.numOutputBatches += values(i + 2)
         }
