@@ -3,7 +3,9 @@ package translate
 import (
 	"encoding/json"
 	"fmt"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/bolide-dev/bolide/native/columnar"
 	"github.com/bolide-dev/bolide/native/exec"
@@ -70,48 +72,74 @@ func pipelineBatches(alloc *memory.TaskAllocator, rows, size int) []*columnar.Ba
 
 // BenchmarkBlockPipeline runs pipelinePlan's block over 1M rows as a task does (every operator
 // under its guard), for batches of the usual size and for small ones, where whatever a guard
-// does per batch weighs most.
+// does per batch weighs most. Each iteration runs the block twice, with the task's Meter and
+// without (guards then count rows but read no clock), in turn, so that a shared machine's drift
+// hits both alike: ns/row and cpu-ns/row are with the meter, the -unmetered ones without.
+// cpu-ns/row is the process's CPU time (every thread, the GC's too), which varies less than the
+// wall time on a busy machine.
 func BenchmarkBlockPipeline(b *testing.B) {
 	raw, err := json.Marshal(pipelinePlan())
 	if err != nil {
 		b.Fatal(err)
 	}
 	const rows = 1 << 20
+	conf := &plan.Conf{BatchSize: 8192}
+	// runOnce returns the wall and CPU nanoseconds of one run of the block.
+	runOnce := func(b *testing.B, size int, meter *exec.Meter) (wall, cpu int64) {
+		var n plan.Node
+		if err := json.Unmarshal(raw, &n); err != nil {
+			b.Fatal(err)
+		}
+		op, err := Build(&n, conf)
+		if err != nil {
+			b.Fatal(err)
+		}
+		alloc := memory.NewTaskAllocator(nil)
+		ctx := &exec.TaskContext{Alloc: alloc, Conf: conf, Meter: meter,
+			Inputs: []exec.InputSource{&input{batches: pipelineBatches(alloc, rows, size)}}}
+		t0, c0 := time.Now(), cpuNanos()
+		if err := op.Open(ctx); err != nil {
+			b.Fatal(err)
+		}
+		for {
+			out, err := op.Next()
+			if err != nil {
+				b.Fatal(err)
+			}
+			if out == nil {
+				break
+			}
+			out.Release()
+		}
+		op.Close()
+		return time.Since(t0).Nanoseconds(), cpuNanos() - c0
+	}
 	for _, size := range []int{8192, 256} {
 		b.Run(fmt.Sprintf("batch=%d", size), func(b *testing.B) {
-			conf := &plan.Conf{BatchSize: 8192}
+			b.StopTimer()
+			var wall, cpu, wallOff, cpuOff int64
 			for it := 0; it < b.N; it++ {
-				b.StopTimer()
-				var n plan.Node
-				if err := json.Unmarshal(raw, &n); err != nil {
-					b.Fatal(err)
-				}
-				op, err := Build(&n, conf)
-				if err != nil {
-					b.Fatal(err)
-				}
-				alloc := memory.NewTaskAllocator(nil)
-				ctx := &exec.TaskContext{Alloc: alloc, Conf: conf, Meter: exec.NewMeter(),
-					Inputs: []exec.InputSource{&input{batches: pipelineBatches(alloc, rows, size)}}}
-				b.StartTimer()
-				if err := op.Open(ctx); err != nil {
-					b.Fatal(err)
-				}
-				for {
-					out, err := op.Next()
-					if err != nil {
-						b.Fatal(err)
-					}
-					if out == nil {
-						break
-					}
-					out.Release()
-				}
-				op.Close()
+				w, c := runOnce(b, size, exec.NewMeter())
+				wall, cpu = wall+w, cpu+c
+				w, c = runOnce(b, size, nil)
+				wallOff, cpuOff = wallOff+w, cpuOff+c
 			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/rows, "ns/row")
+			per := func(ns int64) float64 { return float64(ns) / float64(b.N) / rows }
+			b.ReportMetric(per(wall), "ns/row")
+			b.ReportMetric(per(cpu), "cpu-ns/row")
+			b.ReportMetric(per(wallOff), "ns/row-unmetered")
+			b.ReportMetric(per(cpuOff), "cpu-ns/row-unmetered")
 		})
 	}
+}
+
+// cpuNanos is the CPU time the process has used so far.
+func cpuNanos() int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return ru.Utime.Nano() + ru.Stime.Nano()
 }
 
 // A block built from the wire form reports each operator under the node id the JVM gave it, with

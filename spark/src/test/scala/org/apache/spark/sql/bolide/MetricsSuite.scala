@@ -60,24 +60,25 @@ class MetricsSuite extends BolideSuiteBase {
   private def checkTimes(nodes: Seq[SparkPlan]): Unit = {
     val native = nodes.collect { case b: BolideExec => b }
     assertTrue("no native operators", native.nonEmpty)
-    println(native.map { b =>
-      f"  ${b.nodeName}%-24s rows ${value(b, "numOutputRows")}%7d batches ${value(b, "numOutputBatches")}%4d " +
+    // Shown with every failure: what each operator reported.
+    val table = native.map { b =>
+      f"  ${b.nodeName}%-28s rows ${value(b, "numOutputRows")}%7d batches ${value(b, "numOutputBatches")}%4d " +
         f"own ${value(b, "operatorTime") / 1000}%8d us block ${value(b, "nativeTime") / 1000}%8d us"
-    }.mkString("native operator metrics:\n", "\n", ""))
+    }.mkString("\nnative operator metrics:\n", "\n", "")
     native.foreach { b =>
       if (value(b, "numOutputRows") > 0) {
-        assertTrue(s"${b.nodeName} returned rows in no batch", value(b, "numOutputBatches") > 0)
-        assertTrue(s"${b.nodeName} took no time", value(b, "operatorTime") > 0)
+        assertTrue(s"${b.nodeName} returned rows in no batch$table", value(b, "numOutputBatches") > 0)
+        assertTrue(s"${b.nodeName} took no time$table", value(b, "operatorTime") > 0)
       }
     }
     blocks(nodes).foreach { case (top, ops) =>
       val block = value(top, "nativeTime")
       val own = ops.map(value(_, "operatorTime")).sum
       if (ops.exists(value(_, "numOutputRows") > 0)) {
-        assertTrue(s"${top.nodeName}'s block took no time", block > 0)
+        assertTrue(s"${top.nodeName}'s block took no time$table", block > 0)
       }
       assertTrue(s"operators of ${top.nodeName}'s block (${ops.map(_.nodeName).mkString(", ")}) " +
-        s"took $own ns, more than the block's $block ns", own <= block)
+        s"took $own ns, more than the block's $block ns$table", own <= block)
     }
   }
 
