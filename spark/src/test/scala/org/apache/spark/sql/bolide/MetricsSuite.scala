@@ -13,7 +13,7 @@ import org.apache.spark.sql.{classic, DataFrame}
 import org.apache.spark.sql.bolide.tpch.TpchSuite
 import org.apache.spark.sql.execution.{FileSourceScanExec, FilterExec, SparkPlan}
 import org.apache.spark.sql.execution.aggregate.HashAggregateExec
-import org.apache.spark.sql.execution.joins.BroadcastHashJoinExec
+import org.apache.spark.sql.execution.joins.{BroadcastHashJoinExec, SortMergeJoinExec}
 import org.apache.spark.sql.execution.metric.SQLMetric
 
 /**
@@ -151,6 +151,25 @@ class MetricsSuite extends BolideSuiteBase {
     rows(on, "BolideScan").zip(filtered).foreach { case (scan, kept) =>
       assertTrue(s"scanned $scan rows, kept $kept", scan >= kept)
     }
+    checkTimes(on)
+  }
+
+  @Test def sortMergeJoin(): Unit = withConf(
+    "spark.sql.autoBroadcastJoinThreshold" -> "-1",
+    "spark.sql.adaptive.autoBroadcastJoinThreshold" -> "-1") {
+    // The join above as a sort-merge join: shuffles on both sides, the join native as a hash join.
+    val sql = "SELECT /*+ MERGE(b) */ a.id, b.id, b.str FROM types a JOIN (SELECT * FROM types WHERE id < 50) b " +
+      "ON a.g = b.g WHERE a.id < 1000"
+    val off = sparkNodes(sql)
+    val df = checkNative(sql, Seq("BolideSortMergeJoin", "BolideShuffleExchange", "BolideShuffleExchange"))
+    val on = nodes(df)
+
+    val joined = off.collect { case j: SortMergeJoinExec => value(j, "numOutputRows") }
+    assertEquals(Seq(10000L), joined)
+    assertEquals(joined, rows(on, "BolideSortMergeJoin"))
+    val filtered = off.collect { case f: FilterExec => value(f, "numOutputRows") }.sorted
+    assertEquals(Seq(50L, 1000L), filtered)
+    assertEquals(filtered, rows(on, "BolideFilter"))
     checkTimes(on)
   }
 
