@@ -9,15 +9,30 @@ import (
 )
 
 // Guarded wraps an operator so that its errors and panics name it: a user reading a failed task
-// sees "BolideFilter: ..." rather than a bare Go message.
+// sees "BolideFilter: ..." rather than a bare Go message. It also counts what the operator returns
+// and, when the task has a Meter, times it (see OpMetrics), for the operator's Spark node.
 type Guarded struct {
-	Name  string
+	Name string
+	// ID is the plan node id of the operator's Spark node (plan.Node.ID).
+	ID    int
 	Inner Operator
+
+	meter         *Meter
+	span          span
+	rows, batches int64
 }
 
 func (g *Guarded) Schema() []sparktype.Field { return g.Inner.Schema() }
 
 func (g *Guarded) Open(ctx *TaskContext) (err error) {
+	if ctx != nil && ctx.Meter != nil && g.meter == nil {
+		g.meter = ctx.Meter
+		g.meter.guards = append(g.meter.guards, g)
+	}
+	if g.meter != nil {
+		caller, start := g.meter.enter(&g.span)
+		defer g.meter.leave(&g.span, caller, start)
+	}
 	defer g.recover(&err)
 	if err = g.Inner.Open(ctx); err != nil {
 		err = g.wrap(err)
@@ -26,15 +41,27 @@ func (g *Guarded) Open(ctx *TaskContext) (err error) {
 }
 
 func (g *Guarded) Next() (b *columnar.Batch, err error) {
+	if g.meter != nil {
+		caller, start := g.meter.enter(&g.span)
+		defer g.meter.leave(&g.span, caller, start)
+	}
 	defer g.recover(&err)
 	b, err = g.Inner.Next()
 	if err != nil {
 		err = g.wrap(err)
+	} else if b != nil && b.NumRows > 0 {
+		g.rows += int64(b.NumRows)
+		g.batches++
 	}
 	return b, err
 }
 
 func (g *Guarded) Close() { g.Inner.Close() }
+
+// Metrics returns what the operator did so far.
+func (g *Guarded) Metrics() OpMetrics {
+	return OpMetrics{ID: g.ID, Rows: g.rows, Batches: g.batches, Nanos: g.span.total - g.span.children}
+}
 
 func (g *Guarded) recover(err *error) {
 	if r := recover(); r != nil {

@@ -50,6 +50,9 @@ type TaskContext struct {
 	// Fallback reads a file split with Spark's own reader, for the files the native reader finds
 	// it cannot decode (an unsupported codec, say); nil when there is none (unit tests).
 	Fallback FileFallback
+	// Meter counts and times the block's operators for their Spark nodes' metrics; nil leaves
+	// them untimed (planning, unit tests).
+	Meter *Meter
 }
 
 // FileFallback reads split `file` (an index into Files[scan]) of a scan node with Spark's own

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/cgo"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/cdata"
@@ -57,6 +58,7 @@ func Java_org_apache_spark_sql_bolide_NativeLib_createPlan(env *C.JNIEnv, _ C.jc
 	}
 	t.ctx = &exec.TaskContext{
 		Alloc: memory.NewTaskAllocator(res), Conf: &r.Conf, Files: r.Files, PartitionIndex: r.PartitionIndex,
+		Meter: exec.NewMeter(),
 	}
 	n := int(C.array_length(env, C.jarray(inputs)))
 	for i := 0; i < n; i++ {
@@ -167,6 +169,32 @@ func (t *task) nextBatch() (*columnar.Batch, error) {
 		}
 		return b, nil
 	}
+}
+
+// metrics returns what each operator of the block did so far, four longs per operator: plan node
+// id, output rows, output batches, own nanoseconds (exec.OpMetrics). The JVM calls it once, when
+// the task ends, before close.
+//
+//export Java_org_apache_spark_sql_bolide_NativeLib_metrics
+func Java_org_apache_spark_sql_bolide_NativeLib_metrics(env *C.JNIEnv, _ C.jclass, h C.jlong) (out C.jlongArray) {
+	defer guard(env, "metrics")
+	t := taskOf(env, h)
+	defer func() { t.env = nil }()
+	if t.closed {
+		throwError(env, fmt.Errorf("native block %s: metrics read after close", t.rootName))
+		return 0
+	}
+	ms := t.ctx.Meter.Snapshot()
+	vals := make([]int64, 0, 4*len(ms))
+	for _, m := range ms {
+		vals = append(vals, int64(m.ID), m.Rows, m.Batches, m.Nanos)
+	}
+	arr := C.new_longs(env, C.jsize(len(vals)))
+	if arr == 0 || len(vals) == 0 {
+		return arr
+	}
+	C.set_longs(env, arr, C.jsize(len(vals)), (*C.jlong)(unsafe.Pointer(&vals[0])))
+	return arr
 }
 
 // close releases the block; batches already handed to the JVM stay valid until it releases them.

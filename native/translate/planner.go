@@ -77,14 +77,20 @@ func buildNode(n *plan.Node, children []exec.Operator, conf *plan.Conf,
 	if err != nil {
 		return nil, err
 	}
-	return &exec.Guarded{Name: r.Name, Inner: op}, nil
+	return &exec.Guarded{Name: r.Name, ID: n.ID, Inner: op}, nil
 }
 
 // Build turns the plan of one native block, as the JVM encoded it for a task (children that stay in
 // Spark replaced by input leaves), into its operator tree.
 func Build(n *plan.Node, conf *plan.Conf) (exec.Operator, error) {
 	if n.Input != nil {
-		return ops.NewInput(*n.Input, n)
+		in, err := ops.NewInput(*n.Input, n)
+		if err != nil {
+			return nil, err
+		}
+		// Reading a Spark child is that child's work (or a native shuffle read's), not its
+		// native parent's: timed apart so that the parent's own time leaves it out.
+		return &exec.Excluded{Inner: in}, nil
 	}
 	children := make([]exec.Operator, len(n.Children))
 	for i, c := range n.Children {

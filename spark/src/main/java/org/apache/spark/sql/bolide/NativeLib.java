@@ -46,6 +46,14 @@ public final class NativeLib {
    */
   public static native long[] shuffleWrite(long handle, String dataPath, String codec, String checksum);
 
+  /**
+   * What each operator of the block did so far, four values per operator: the plan node id the
+   * block was encoded with (PlanEncoder.encodeBlock), output rows, output batches and the
+   * operator's own nanoseconds (its children's time excluded). Called once per task, before
+   * {@link #close}.
+   */
+  public static native long[] metrics(long handle);
+
   /** Releases the block. Batches already imported stay valid until their vectors are closed. */
   public static native void close(long handle);
 

@@ -22,7 +22,14 @@ object BolideBlock {
     waitForSubqueries(top)
     val inputs = ArrayBuffer.empty[SparkPlan]
     val scans = ArrayBuffer.empty[(Int, FileSourceScanExec)]
-    val plan = PlanEncoder.encodeBlock(top, inputs, scans)
+    val nodes = ArrayBuffer.empty[(Int, BolideExec)]
+    val plan = PlanEncoder.encodeBlock(top, inputs, scans, nodes)
+    // The RDD carries every operator's metrics, not only the top's: the inner nodes never
+    // execute, so nobody else would fill theirs.
+    val operators = nodes.toSeq.map { case (id, b) =>
+      NativeOperatorMetrics(id, b.longMetric("numOutputRows"), b.longMetric("numOutputBatches"),
+        b.longMetric("operatorTime"), top = b eq top)
+    }
     val sqlConf = SQLConf.get
     val conf = PlanEncoder.confJson(sqlConf)
     val blockInputs: Seq[BlockInput] = inputs.toSeq.map { c =>
@@ -55,7 +62,7 @@ object BolideBlock {
     new BolideBlockRDD(sc, plan, conf, blockInputs, inputs.toSeq.map(_.schema), scanParts, readers,
       BolideConf.BATCH_SIZE.getInt(sqlConf), numPartitions,
       top.schema, top.longMetric("numOutputRows"), top.longMetric("numOutputBatches"),
-      top.longMetric("nativeTime"))
+      top.longMetric("nativeTime"), operators)
   }
 
   private def emptyRelation(top: BolideExec): Boolean = {
@@ -99,6 +106,19 @@ object BolideBlock {
 }
 
 /**
+ * The SQL metrics of one operator of a native block (a BolideExec), under the node id the block
+ * was encoded with; the engine's counts are added once per task, when it ends. The block's `top`
+ * has its rows and batches counted by NativeBatchIterator as they reach Spark, which also shows a
+ * running task's progress, so only its time comes from the engine.
+ */
+final case class NativeOperatorMetrics(
+    id: Int,
+    numOutputRows: SQLMetric,
+    numOutputBatches: SQLMetric,
+    time: SQLMetric,
+    top: Boolean)
+
+/**
  * A Spark child of a native block: partitioned like the block (batches, or a native shuffle read
  * whose frames the block decodes), or broadcast to every task.
  */
@@ -130,7 +150,8 @@ class BolideBlockRDD(
     schema: StructType,
     numOutputRows: SQLMetric,
     numOutputBatches: SQLMetric,
-    nativeTime: SQLMetric)
+    nativeTime: SQLMetric,
+    operators: Seq[NativeOperatorMetrics])
   extends RDD[ColumnarBatch](sc, BlockInput.partitioned(blockInputs).map(new OneToOneDependency(_))) {
 
   private def inputs: Seq[RDD[ColumnarBatch]] = BlockInput.partitioned(blockInputs)
@@ -187,7 +208,7 @@ class BolideBlockRDD(
         throw t
     }
     val it = new NativeBatchIterator(handle, allocator, reserver, numOutputRows, numOutputBatches, nativeTime,
-      () => owned.foreach(_.close()))
+      () => owned.foreach(_.close()), operators)
     context.addTaskCompletionListener[Unit](_ => it.close())
     it
   }

@@ -52,9 +52,14 @@ case class BolideExec(
   // listing them here keeps them visible to explain and plan walkers.
   override def subqueries: Seq[SparkPlan] = original.subqueries
 
+  // Every operator of a block reports its rows, batches and own time: its children's time is
+  // excluded, so that the operators of a block add up (to at most the block's time) and a slow
+  // one stands out (docs/tuning.md). Only the block's top node executes and has "time in native
+  // block": the whole block as the task waited for it, inputs and hand-over to Spark included.
   override lazy val metrics: Map[String, SQLMetric] = Map(
     "numOutputRows" -> SQLMetrics.createMetric(sparkContext, "number of output rows"),
     "numOutputBatches" -> SQLMetrics.createMetric(sparkContext, "number of output batches"),
+    "operatorTime" -> SQLMetrics.createNanoTimingMetric(sparkContext, "own time in native operator"),
     "nativeTime" -> SQLMetrics.createNanoTimingMetric(sparkContext, "time in native block"))
 
   override def simpleString(maxFields: Int): String = {

@@ -1,6 +1,7 @@
 package org.apache.spark.sql.bolide
 
 import scala.jdk.CollectionConverters._
+import scala.util.control.NonFatal
 
 import org.apache.arrow.c.{ArrowArray, ArrowSchema, Data}
 import org.apache.arrow.memory.BufferAllocator
@@ -22,7 +23,8 @@ class NativeBatchIterator(
     numOutputRows: SQLMetric,
     numOutputBatches: SQLMetric,
     nativeTime: SQLMetric,
-    closeInputs: () => Unit = () => ())
+    closeInputs: () => Unit = () => (),
+    operators: Seq[NativeOperatorMetrics] = Nil)
   extends Iterator[ColumnarBatch] with AutoCloseable with Logging {
 
   private var open = true
@@ -73,8 +75,29 @@ class NativeBatchIterator(
     if (finished) close()
   }
 
+  /** One JNI call per task: the engine's counts of every operator, into their nodes' metrics. */
+  private def addOperatorMetrics(): Unit = if (operators.nonEmpty) {
+    val byId = operators.map(o => o.id -> o).toMap
+    val values = BolideErrors.rethrow(NativeLib.metrics(handle))
+    var i = 0
+    while (i + 3 < values.length) {
+      byId.get(values(i).toInt).foreach { o =>
+        if (!o.top) {
+          o.numOutputRows += values(i + 1)
+          o.numOutputBatches += values(i + 2)
+        }
+        o.time += values(i + 3)
+      }
+      i += 4
+    }
+  }
+
   override def close(): Unit = if (open) {
     open = false
+    try addOperatorMetrics() catch {
+      // Metrics must never fail a task, nor keep it from releasing the block.
+      case NonFatal(t) => logWarning(s"Bolide operator metrics: ${t.getMessage}")
+    }
     try root.close() finally {
       try NativeLib.close(handle) finally {
         // Go has released what it imported; the batches the task made itself can go.

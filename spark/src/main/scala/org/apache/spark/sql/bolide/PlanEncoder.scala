@@ -65,17 +65,22 @@ object PlanEncoder {
   /**
    * Encodes one native block rooted at `top`: Bolide children are encoded (same block), any other
    * child becomes input leaf k (appended to `inputs`), and file scans are recorded by node id.
+   * The block's operators are appended to `operators` with their node ids (pre-order, the top
+   * is 0), under which the engine reports their metrics.
    */
   def encodeBlock(
       top: BolideExec,
       inputs: ArrayBuffer[SparkPlan],
-      scans: ArrayBuffer[(Int, FileSourceScanExec)]): String = {
+      scans: ArrayBuffer[(Int, FileSourceScanExec)],
+      operators: ArrayBuffer[(Int, BolideExec)] = ArrayBuffer.empty): String = {
     val ids = new IdentityHashMap[SparkPlan, Integer]()
     var next = 0
     def number(p: SparkPlan): Unit = {
       ids.put(p, next); next += 1
       p match {
-        case b: BolideExec => b.children.foreach(number)
+        case b: BolideExec =>
+          operators += ((next - 1, b))
+          b.children.foreach(number)
         case _ =>
       }
     }
