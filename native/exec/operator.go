@@ -4,6 +4,8 @@
 package exec
 
 import (
+	"encoding/json"
+
 	"github.com/bolide-dev/bolide/native/columnar"
 	"github.com/bolide-dev/bolide/native/memory"
 	"github.com/bolide-dev/bolide/native/plan"
@@ -45,7 +47,9 @@ type TaskContext struct {
 	// by input index (decoded by the input leaf).
 	Frames map[int]FrameSource
 	// Files are the task's file splits per scan node id.
-	Files          map[string][]plan.PartitionedFile
+	Files map[string][]plan.PartitionedFile
+	// IcebergTasks are the task's Iceberg FileScanTasks per scan node id (package iceberg's form).
+	IcebergTasks   map[string]json.RawMessage
 	PartitionIndex int
 	// Fallback reads a file split with Spark's own reader, for the files the native reader finds
 	// it cannot decode (an unsupported codec, say); nil when there is none (unit tests).

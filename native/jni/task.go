@@ -57,8 +57,9 @@ func Java_org_apache_spark_sql_bolide_NativeLib_createPlan(env *C.JNIEnv, _ C.jc
 		res = &jvmReserver{t: t, obj: t.globals[0]}
 	}
 	t.ctx = &exec.TaskContext{
-		Alloc: memory.NewTaskAllocator(res), Conf: &r.Conf, Files: r.Files, PartitionIndex: r.PartitionIndex,
-		Meter: exec.NewMeter(),
+		Alloc: memory.NewTaskAllocator(res), Conf: &r.Conf, Files: r.Files, IcebergTasks: r.IcebergTasks,
+		PartitionIndex: r.PartitionIndex,
+		Meter:          exec.NewMeter(),
 	}
 	n := int(C.array_length(env, C.jarray(inputs)))
 	for i := 0; i < n; i++ {

@@ -36,7 +36,8 @@ type predPlan struct {
 // Literals are Spark values of the column's requested type (cols), and statistics are compared
 // after the same conversion as the values; a conversion that does not preserve order and value
 // (narrowing to byte/short) or that is not mirrored here leaves only the null-count checks.
-func planPredicates(s *fileSchema, filters []Predicate, cols []sparktype.Field, caseSensitive bool) ([]predPlan, error) {
+// With field ids, a predicate names a requested column, whose id finds the file's column.
+func planPredicates(s *fileSchema, filters []Predicate, cols []sparktype.Field, caseSensitive bool, ids []int32) ([]predPlan, error) {
 	var out []predPlan
 	for _, f := range filters {
 		switch f.Op {
@@ -44,18 +45,26 @@ func planPredicates(s *fileSchema, filters []Predicate, cols []sparktype.Field, 
 		default:
 			continue
 		}
-		t, ok, err := lookupTop(s, f.Column, caseSensitive)
-		if err != nil || !ok || t.leaf == nil {
-			continue
-		}
 		var field *sparktype.Field
+		col := -1
 		for i := range cols {
 			if sameName(cols[i].Name, f.Column, caseSensitive) {
-				field = &cols[i]
+				field, col = &cols[i], i
 				break
 			}
 		}
 		if field == nil {
+			continue
+		}
+		var t *topField
+		var ok bool
+		var err error
+		if ids != nil {
+			t, ok, err = lookupID(s, ids[col])
+		} else {
+			t, ok, err = lookupTop(s, f.Column, caseSensitive)
+		}
+		if err != nil || !ok || t.leaf == nil {
 			continue
 		}
 		cv, up, ok := conversion(t.leaf, field.Type)

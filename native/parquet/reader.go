@@ -40,6 +40,12 @@ type ScanSpec struct {
 	Filters       []Predicate       // conjunction, used ONLY to skip row groups by statistics
 	CaseSensitive bool              // match column names case-sensitively (Spark default: false)
 	BatchSize     int               // rows per batch (default 8192)
+	// FieldIDs, when set (one per column), match columns by Parquet field id instead of by name,
+	// as Iceberg does: a renamed column still reads, a dropped and re-added one does not. A file
+	// without any field ids gets them from IDsByName (the table's name mapping) or, without one,
+	// Iceberg's positional fallback ids.
+	FieldIDs  []int32
+	IDsByName map[string]int32
 }
 
 // DefaultBatchSize is the number of rows per batch when ScanSpec.BatchSize is not set.
@@ -69,9 +75,13 @@ type Reader struct {
 	next   int   // index into groups of the next row group to open
 	rg     int   // current row group (-1 when none)
 	left   int64 // rows left in the current row group
-	stats  Stats
-	err    error // sticky
-	closed bool
+	// firstRow[i] is the file row index of row group i's first row; pos that of the next row.
+	firstRow []int64
+	pos      int64
+	last     int64 // file row index of the first row of the batch Next returned last
+	stats    Stats
+	err      error // sticky
+	closed   bool
 }
 
 // Open reads the split [start, start+length) of a local file. A row group belongs to the split
@@ -141,8 +151,21 @@ func Open(path string, start, length int64, spec *ScanSpec, alloc memory.Allocat
 				i, got, schema.numLeaves)
 		}
 	}
-	for _, fld := range spec.Columns {
-		c, err := planColumn(schema, fld, spec.CaseSensitive)
+	byID := spec.FieldIDs != nil
+	if byID {
+		if len(spec.FieldIDs) != len(spec.Columns) {
+			return nil, fmt.Errorf("%d field ids for %d columns", len(spec.FieldIDs), len(spec.Columns))
+		}
+		if !schema.hasIDs() {
+			schema.assignIDs(spec.IDsByName)
+		}
+	}
+	for i, fld := range spec.Columns {
+		var id int32
+		if byID {
+			id = spec.FieldIDs[i]
+		}
+		c, err := planColumn(schema, fld, spec.CaseSensitive, id, byID)
 		if err != nil {
 			return nil, err
 		}
@@ -151,11 +174,19 @@ func Open(path string, start, length int64, spec *ScanSpec, alloc memory.Allocat
 	if err := checkSupported(r.meta, r.cols); err != nil {
 		return nil, err
 	}
-	preds, err := planPredicates(schema, spec.Filters, spec.Columns, spec.CaseSensitive)
+	preds, err := planPredicates(schema, spec.Filters, spec.Columns, spec.CaseSensitive, spec.FieldIDs)
 	if err != nil {
 		return nil, err
 	}
 	r.stats.RowGroupsTotal = len(r.meta.RowGroups)
+	r.firstRow = make([]int64, len(r.meta.RowGroups))
+	var rows int64
+	for i := range r.meta.RowGroups {
+		r.firstRow[i] = rows
+		if n := r.meta.RowGroups[i].NumRows; n > 0 {
+			rows += n
+		}
+	}
 	for i := range r.meta.RowGroups {
 		rg := &r.meta.RowGroups[i]
 		mid := rowGroupMidpoint(rg)
@@ -202,6 +233,13 @@ func (r *Reader) Schema() *arrow.Schema {
 	}
 	return sparktype.ArrowSchema(fs)
 }
+
+// BatchStart is the file row index (Iceberg's _pos) of the first row of the batch Next returned
+// last: row groups skipped by the split or by statistics still count.
+func (r *Reader) BatchStart() int64 { return r.last }
+
+// Missing reports whether column i of the spec is absent from the file (it reads as nulls).
+func (r *Reader) Missing(i int) bool { return r.cols[i].conv == cvMissing }
 
 // Stats returns the counters so far.
 func (r *Reader) Stats() Stats { return r.stats }
@@ -255,6 +293,8 @@ func (r *Reader) Next() (b *columnar.Batch, err error) {
 		}
 		arrs[i] = a
 	}
+	r.last = r.pos
+	r.pos += int64(n)
 	r.left -= int64(n)
 	r.stats.RowsRead += int64(n)
 	r.stats.Batches++
@@ -286,6 +326,7 @@ func (r *Reader) startRowGroup(i int) error {
 		c.start(fc, md)
 	}
 	r.left = rg.NumRows
+	r.pos = r.firstRow[i]
 	r.stats.RowGroupsRead++
 	return nil
 }

@@ -54,6 +54,7 @@ type leafInfo struct {
 // topField is one top-level field of the file schema.
 type topField struct {
 	name string
+	id   int32     // the Parquet field_id (Iceberg's field id); 0 when the file has none
 	leaf *leafInfo // nil for groups and repeated fields
 	desc string    // for errors
 }
@@ -87,7 +88,7 @@ func readSchema(meta *format.FileMetaData) (*fileSchema, error) {
 			if err != nil {
 				return nil, err
 			}
-			s.top = append(s.top, topField{name: el.Name, desc: "group"})
+			s.top = append(s.top, topField{name: el.Name, id: el.FieldID, desc: "group"})
 			s.numLeaves += leaves
 			pos = next
 			continue
@@ -97,7 +98,7 @@ func readSchema(meta *format.FileMetaData) (*fileSchema, error) {
 			rep = el.RepetitionType.V
 		}
 		if rep == format.Repeated {
-			s.top = append(s.top, topField{name: el.Name, desc: "repeated " + physName(el)})
+			s.top = append(s.top, topField{name: el.Name, id: el.FieldID, desc: "repeated " + physName(el)})
 			s.numLeaves++
 			pos++
 			continue
@@ -110,7 +111,7 @@ func readSchema(meta *format.FileMetaData) (*fileSchema, error) {
 			l.typeLen = int(el.TypeLength.V)
 		}
 		classify(el, l)
-		s.top = append(s.top, topField{name: el.Name, leaf: l, desc: l.String()})
+		s.top = append(s.top, topField{name: el.Name, id: el.FieldID, leaf: l, desc: l.String()})
 		s.numLeaves++
 		pos++
 	}
@@ -287,13 +288,58 @@ func lookupTop(s *fileSchema, name string, caseSensitive bool) (*topField, bool,
 	return found, found != nil, nil
 }
 
-func planColumn(s *fileSchema, f sparktype.Field, caseSensitive bool) (*column, error) {
+// hasIDs: some top-level field carries a field id (Iceberg's ParquetSchemaUtil.hasIds looks at
+// every field; a file written by Iceberg has ids on all of them).
+func (s *fileSchema) hasIDs() bool {
+	for i := range s.top {
+		if s.top[i].id != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// assignIDs gives a file without field ids the ids Iceberg would read it with: those of the
+// table's name mapping (exact top-level names), or, without a mapping, the fallback ids
+// Iceberg's ParquetSchemaUtil.addFallbackIds assigns (1, 2, ... in field order).
+func (s *fileSchema) assignIDs(byName map[string]int32) {
+	for i := range s.top {
+		if byName != nil {
+			s.top[i].id = byName[s.top[i].name]
+		} else {
+			s.top[i].id = int32(i + 1)
+		}
+	}
+}
+
+// lookupID finds a top-level field by field id.
+func lookupID(s *fileSchema, id int32) (*topField, bool, error) {
+	var found *topField
+	for i := range s.top {
+		if id != 0 && s.top[i].id == id {
+			if found != nil {
+				return nil, false, fmt.Errorf("field id %d appears twice in the file schema (%s, %s)", id, found.name, s.top[i].name)
+			}
+			found = &s.top[i]
+		}
+	}
+	return found, found != nil, nil
+}
+
+func planColumn(s *fileSchema, f sparktype.Field, caseSensitive bool, id int32, byID bool) (*column, error) {
 	dt := f.Type.Arrow()
 	if dt == nil || !f.Type.Supported() {
 		return nil, fmt.Errorf("column %s: Spark type %s is not supported by the native Parquet reader", f.Name, f.Type)
 	}
 	c := &column{field: f, dt: dt}
-	t, ok, err := lookupTop(s, f.Name, caseSensitive)
+	var t *topField
+	var ok bool
+	var err error
+	if byID {
+		t, ok, err = lookupID(s, id)
+	} else {
+		t, ok, err = lookupTop(s, f.Name, caseSensitive)
+	}
 	if err != nil {
 		return nil, err
 	}

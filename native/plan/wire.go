@@ -297,6 +297,9 @@ type TaskRequest struct {
 	Conf  Conf                         `json:"conf"`
 	Plan  *Node                        `json:"plan"`
 	Files map[string][]PartitionedFile `json:"files"`
+	// IcebergTasks are the task's Iceberg FileScanTasks per scan node id, in the form package
+	// iceberg decodes.
+	IcebergTasks map[string]json.RawMessage `json:"icebergTasks"`
 	// PartitionIndex is the task's partition, for operators whose output depends on it.
 	PartitionIndex int `json:"partitionIndex"`
 }

@@ -11,6 +11,7 @@ import org.apache.spark.sql.execution.exchange.{BroadcastExchangeLike, ReusedExc
 import org.apache.spark.sql.bolide.shuffle.{BolideBroadcastBatches, BolideBroadcastExchangeExec, BolideShuffledBatchRDD}
 import org.apache.spark.sql.execution.joins.BolideBroadcastRows
 import org.apache.spark.sql.execution.datasources.{FilePartition, FileScanRDD}
+import org.apache.spark.sql.execution.datasources.v2.BatchScanExec
 import org.apache.spark.sql.execution.metric.SQLMetric
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.StructType
@@ -21,9 +22,12 @@ object BolideBlock {
   def execute(top: BolideExec, sc: SparkContext): RDD[ColumnarBatch] = {
     waitForSubqueries(top)
     val inputs = ArrayBuffer.empty[SparkPlan]
-    val scans = ArrayBuffer.empty[(Int, FileSourceScanExec)]
+    val leaves = ArrayBuffer.empty[(Int, SparkPlan)]
     val nodes = ArrayBuffer.empty[(Int, BolideExec)]
-    val plan = PlanEncoder.encodeBlock(top, inputs, scans, nodes)
+    val plan = PlanEncoder.encodeBlock(top, inputs, leaves, nodes)
+    val scans = leaves.collect { case (id, s: FileSourceScanExec) => (id, s) }
+    // Iceberg scans: each partition's FileScanTasks, planned by Iceberg Java after runtime filtering.
+    val icebergScans = leaves.collect { case (id, b: BatchScanExec) => (id, IcebergScans.partitionTasks(b)) }.toSeq
     // The RDD carries every operator's metrics, not only the top's: the inner nodes never
     // execute, so nobody else would fill theirs.
     val operators = nodes.toSeq.map { case (id, b) =>
@@ -51,7 +55,7 @@ object BolideBlock {
     }
     val scanParts = fileRDDs.map { case (id, s, f) => (id, f.filePartitions.toArray, s.relation.partitionSchema) }
     val readers = fileRDDs.map { case (id, s, f) => id -> SparkFileReader.of(s, f) }.toMap
-    val counts = inputRDDs.map(_.getNumPartitions) ++ scanParts.map(_._2.length)
+    val counts = inputRDDs.map(_.getNumPartitions) ++ scanParts.map(_._2.length) ++ icebergScans.map(_._2.length)
     if (counts.distinct.size > 1) {
       throw new IllegalStateException(
         s"${top.nodeName}: inputs of one native block disagree on partitions: ${counts.mkString(", ")}")
@@ -59,7 +63,7 @@ object BolideBlock {
     // A block with neither inputs nor scans has one partition, except an empty relation's, which
     // has none (as Spark's EmptyRelationExec: its parents plan with zero partitions).
     val numPartitions = counts.headOption.getOrElse(if (emptyRelation(top)) 0 else 1)
-    new BolideBlockRDD(sc, plan, conf, blockInputs, inputs.toSeq.map(_.schema), scanParts, readers,
+    new BolideBlockRDD(sc, plan, conf, blockInputs, inputs.toSeq.map(_.schema), scanParts, icebergScans, readers,
       BolideConf.BATCH_SIZE.getInt(sqlConf), numPartitions,
       top.schema, top.longMetric("numOutputRows"), top.longMetric("numOutputBatches"),
       top.longMetric("nativeTime"), operators)
@@ -134,7 +138,11 @@ object BlockInput {
   }
 }
 
-class BolideBlockPartition(val index: Int, val parents: Seq[Partition], val files: Seq[FilePartition])
+class BolideBlockPartition(
+    val index: Int,
+    val parents: Seq[Partition],
+    val files: Seq[FilePartition],
+    val icebergTasks: Seq[(Int, String)])
   extends Partition
 
 class BolideBlockRDD(
@@ -144,6 +152,7 @@ class BolideBlockRDD(
     blockInputs: Seq[BlockInput],
     inputSchemas: Seq[StructType],
     scans: Seq[(Int, Array[FilePartition], StructType)],
+    icebergScans: Seq[(Int, Array[String])],
     readers: Map[Int, SparkFileReader],
     batchSize: Int,
     numPartitions: Int,
@@ -158,7 +167,8 @@ class BolideBlockRDD(
 
   override protected def getPartitions: Array[Partition] =
     Array.tabulate[Partition](numPartitions) { i =>
-      new BolideBlockPartition(i, inputs.map(_.partitions(i)), scans.map(_._2(i)))
+      new BolideBlockPartition(i, inputs.map(_.partitions(i)), scans.map(_._2(i)),
+        icebergScans.map { case (id, tasks) => (id, tasks(i)) })
     }
 
   override protected def getPreferredLocations(split: Partition): Seq[String] = {
@@ -173,7 +183,7 @@ class BolideBlockRDD(
     val p = split.asInstanceOf[BolideBlockPartition]
     val files = scans.zip(p.files).map { case ((id, _, _), fp) => (id, fp.files) }
     val request = PlanEncoder.taskRequest(conf, plan, files,
-      scans.map { case (id, _, ps) => id -> ps }.toMap, p.index)
+      scans.map { case (id, _, ps) => id -> ps }.toMap, p.index, p.icebergTasks)
     val allocator = BolideArrow.newTaskAllocator(s"bolide-task-${context.taskAttemptId()}")
     // Batches this task writes itself (broadcast rows, files read by Spark): closed with the block.
     val owned = ArrayBuffer.empty[AutoCloseable]

@@ -38,11 +38,15 @@ object BolideConf {
     "Compression of native shuffle blocks: `lz4`, `zstd`, `snappy` or `none`. Needs " +
       "`spark.shuffle.manager=org.apache.spark.sql.bolide.shuffle.BolideShuffleManager`.")
 
+  val ICEBERG_ENABLED: Entry = entry("spark.bolide.scan.iceberg.enabled", "true",
+    "Read Iceberg tables with the native reader (Iceberg Java still plans the scan). Off, Iceberg " +
+      "Java reads them and the native operators above take its batches.")
+
   /** Operators with a per-operator switch: spark.bolide.exec.<name>.enabled. */
   val OperatorNames: Seq[String] = Seq(
     "scan", "filter", "project", "hashAggregate", "localLimit", "globalLimit", "collectLimit", "sort",
     "takeOrderedAndProject", "broadcastHashJoin", "shuffledHashJoin", "sortMergeJoin", "shuffle",
-    "broadcastExchange", "emptyRelation", "expand", "coalesce")
+    "broadcastExchange", "emptyRelation", "expand", "coalesce", "icebergScan")
 
   val operatorEntries: Seq[Entry] = OperatorNames.map { op =>
     entry(s"spark.bolide.exec.$op.enabled", "true",

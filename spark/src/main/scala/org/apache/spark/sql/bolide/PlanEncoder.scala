@@ -15,6 +15,7 @@ import org.apache.spark.sql.catalyst.util.CaseInsensitiveMap
 import org.apache.spark.sql.bolide.shuffle.{BolideShuffleExchangeExec, BolideShuffleManager}
 import org.apache.spark.sql.execution.{FileSourceScanExec, ScalarSubquery, SparkPlan}
 import org.apache.spark.sql.execution.datasources.PartitionedFile
+import org.apache.spark.sql.execution.datasources.v2.BatchScanExec
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
@@ -71,7 +72,7 @@ object PlanEncoder {
   def encodeBlock(
       top: BolideExec,
       inputs: ArrayBuffer[SparkPlan],
-      scans: ArrayBuffer[(Int, FileSourceScanExec)],
+      scans: ArrayBuffer[(Int, SparkPlan)],
       operators: ArrayBuffer[(Int, BolideExec)] = ArrayBuffer.empty): String = {
     val ids = new IdentityHashMap[SparkPlan, Integer]()
     var next = 0
@@ -111,15 +112,22 @@ object PlanEncoder {
     new String(json(g => writeNode(g, ex, ids, _ => AsInput(0), extraFields = extra)), StandardCharsets.UTF_8)
   }
 
-  /** The per-task request: the block (JSON), the conf, the task's file splits and its index. */
+  /**
+   * The per-task request: the block (JSON), the conf, the task's file splits, its Iceberg tasks
+   * (JSON, per scan node id) and its index.
+   */
   def taskRequest(
       conf: String,
       plan: String,
       files: Seq[(Int, Array[PartitionedFile])],
       partitionSchemas: Map[Int, StructType],
-      partitionIndex: Int): Array[Byte] = {
+      partitionIndex: Int,
+      icebergTasks: Seq[(Int, String)] = Nil): Array[Byte] = {
     json { g =>
       g.writeStartObject()
+      g.writeObjectFieldStart("icebergTasks")
+      icebergTasks.foreach { case (id, tasks) => g.writeFieldName(id.toString); g.writeRawValue(tasks) }
+      g.writeEndObject()
       g.writeFieldName("conf"); g.writeRawValue(conf)
       g.writeFieldName("plan"); g.writeRawValue(plan)
       g.writeObjectFieldStart("files")
@@ -201,7 +209,7 @@ object PlanEncoder {
       p: SparkPlan,
       ids: IdentityHashMap[SparkPlan, Integer],
       childMode: SparkPlan => ChildMode,
-      scans: Option[ArrayBuffer[(Int, FileSourceScanExec)]] = None,
+      scans: Option[ArrayBuffer[(Int, SparkPlan)]] = None,
       extraFields: JsonGenerator => Unit = _ => ()): Unit = {
     val node = sparkNode(p)
     val id: Int = Option(ids.get(p)).map(_.intValue).getOrElse(-1)
@@ -219,6 +227,9 @@ object PlanEncoder {
       case s: FileSourceScanExec =>
         scans.foreach(_ += ((id, s)))
         writeFileScanFields(g, s)
+      case s: BatchScanExec =>
+        scans.foreach(_ += ((id, s)))
+        IcebergScans.writeFields(g, s)
       case _ =>
         val originalChildren = node.children.toSet
         node.productElementNames.zip(node.productIterator).foreach {

@@ -1,0 +1,482 @@
+package iceberg
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/bolide-dev/bolide/native/columnar"
+	"github.com/bolide-dev/bolide/native/parquet"
+	"github.com/bolide-dev/bolide/native/plan"
+	"github.com/bolide-dev/bolide/native/sparktype"
+)
+
+// source says where an output column's values come from.
+type source uint8
+
+const (
+	fromFile     source = iota // a data column of the file (index into the reader's columns)
+	fromConstant               // identity-partition value, _file, _spec_id, an initial default or null
+	fromPosition               // _pos
+	fromDeleted                // _deleted
+)
+
+// Reader reads the FileScanTasks of one Spark task, one after another, as batches of the scan's
+// output columns with every delete applied.
+type Reader struct {
+	scan      *Scan
+	alloc     memory.Allocator
+	batchSize int
+	mapping   map[string]int32         // the name mapping's top-level names
+	fieldType map[int32]sparktype.Type // table fields' Spark types, for equality deletes
+	hasDelCol bool                     // _deleted is projected: deleted rows are flagged, not dropped
+
+	// Delete files read so far in this Spark task (a delete file often applies to several tasks).
+	posFiles map[string]map[string][]int64 // delete file -> data file -> positions
+	eqFiles  map[string]*equalitySet
+
+	// The current task.
+	task     *Task
+	file     *parquet.Reader
+	srcs     []source
+	fileIdx  []int // per output column, its index among the file's columns (fromFile)
+	consts   []any // per output column (fromConstant)
+	eqCols   [][]int
+	eqSets   []*equalitySet
+	deleted  *cursor
+	flags    []bool
+	RowsRead int64 // rows decoded from data files, before deletes
+	Deleted  int64 // rows dropped (or flagged) by deletes
+}
+
+// NewReader prepares a scan's reader; out is the scan's output (Spark's types, in order).
+func NewReader(scan *Scan, out []sparktype.Field, alloc memory.Allocator, batchSize int) (*Reader, error) {
+	if len(out) != len(scan.Columns) {
+		return nil, fmt.Errorf("iceberg scan: %d output columns, %d described", len(out), len(scan.Columns))
+	}
+	r := &Reader{scan: scan, alloc: alloc, batchSize: batchSize, fieldType: map[int32]sparktype.Type{},
+		posFiles: map[string]map[string][]int64{}, eqFiles: map[string]*equalitySet{}}
+	for i := range scan.Columns {
+		scan.Columns[i].Type = out[i].Type
+		if scan.Columns[i].ID == IsDeletedID {
+			r.hasDelCol = true
+		}
+	}
+	for _, f := range scan.TableFields {
+		if len(f.SparkType) == 0 || string(f.SparkType) == "null" {
+			continue
+		}
+		t, err := sparktype.Parse(f.SparkType)
+		if err == nil && t.Supported() {
+			r.fieldType[f.ID] = t
+		}
+	}
+	if scan.NameMapping != "" {
+		m, err := parseNameMapping(scan.NameMapping)
+		if err != nil {
+			return nil, err
+		}
+		r.mapping = m
+	}
+	return r, nil
+}
+
+// Open starts a task: it opens the data file's split and reads the task's delete files.
+func (r *Reader) Open(t *Task) error {
+	r.closeFile()
+	r.task = t
+	if t.Format != "PARQUET" {
+		return &parquet.FileError{Path: t.Path, Err: &parquet.UnsupportedError{What: "Iceberg data file in " + t.Format + " format"}}
+	}
+	consts := map[int32]json.RawMessage{}
+	for _, c := range t.Constants {
+		consts[c.ID] = c.Value
+	}
+	// The file's columns: projected table fields without a constant, then the equality delete
+	// fields that are not among them.
+	var fields []sparktype.Field
+	var ids []int32
+	colOf := map[int32]int{}
+	r.srcs = r.srcs[:0]
+	r.fileIdx = r.fileIdx[:0]
+	r.consts = r.consts[:0]
+	for _, c := range r.scan.Columns {
+		src, idx, val := fromConstant, -1, any(nil)
+		switch c.ID {
+		case RowPositionID:
+			src = fromPosition
+		case IsDeletedID:
+			src = fromDeleted
+		case FilePathID:
+			val = t.Path
+		case SpecIDID:
+			val = int64(t.SpecID)
+		default:
+			if raw, ok := consts[c.ID]; ok {
+				v, err := plan.DecodeValue(raw, c.Type)
+				if err != nil {
+					return fmt.Errorf("iceberg data file %s: constant of column %s: %w", t.Path, c.Name, err)
+				}
+				val = v
+			} else if IsMetadataColumn(c.ID) {
+				return fmt.Errorf("iceberg metadata column %s (id %d) is not read natively", c.Name, c.ID)
+			} else {
+				src = fromFile
+				if j, ok := colOf[c.ID]; ok {
+					idx = j
+				} else {
+					idx = len(fields)
+					colOf[c.ID] = idx
+					fields = append(fields, sparktype.Field{Name: c.Name, Type: c.Type, Nullable: true})
+					ids = append(ids, c.ID)
+				}
+			}
+		}
+		r.srcs = append(r.srcs, src)
+		r.fileIdx = append(r.fileIdx, idx)
+		r.consts = append(r.consts, val)
+	}
+	r.eqCols, r.eqSets = r.eqCols[:0], r.eqSets[:0]
+	var positions *Positions
+	for i := range t.Deletes {
+		d := &t.Deletes[i]
+		switch d.Content {
+		case "POSITION_DELETES":
+			ps, err := r.positionDeletes(d, t.Path)
+			if err != nil {
+				return fmt.Errorf("iceberg delete file %s of data file %s: %w", d.Path, t.Path, err)
+			}
+			positions = union(positions, ps)
+		case "EQUALITY_DELETES":
+			set, err := r.equalityDeletes(d)
+			if err != nil {
+				return fmt.Errorf("iceberg equality delete file %s of data file %s: %w", d.Path, t.Path, err)
+			}
+			cols := make([]int, len(set.ids))
+			for k, id := range set.ids {
+				j, ok := colOf[id]
+				if !ok {
+					typ, known := r.fieldType[id]
+					if !known {
+						return fmt.Errorf("iceberg equality delete file %s: field id %d is not a supported top-level field of the table", d.Path, id)
+					}
+					j = len(fields)
+					colOf[id] = j
+					fields = append(fields, sparktype.Field{Name: fmt.Sprintf("_eq_%d", id), Type: typ, Nullable: true})
+					ids = append(ids, id)
+				}
+				cols[k] = j
+			}
+			r.eqCols = append(r.eqCols, cols)
+			r.eqSets = append(r.eqSets, set)
+		default:
+			return fmt.Errorf("iceberg delete file %s: unknown content %q", d.Path, d.Content)
+		}
+	}
+	if n := positions.Len(); n > 0 && t.RecordCount > 0 && positions.sorted[n-1] >= t.RecordCount {
+		return fmt.Errorf("iceberg data file %s: its deletes name row position %d, but the file has %d rows (a delete file that does not belong to it?)",
+			t.Path, positions.sorted[n-1], t.RecordCount)
+	}
+	r.deleted = newCursor(positions)
+	path, err := LocalPath(t.Path)
+	if err != nil {
+		return err
+	}
+	spec := &parquet.ScanSpec{Columns: fields, FieldIDs: ids, IDsByName: r.mapping, BatchSize: r.batchSize,
+		CaseSensitive: true}
+	if ids == nil {
+		spec.FieldIDs = []int32{}
+	}
+	f, err := parquet.Open(path, t.Start, t.Length, spec, r.alloc)
+	if err != nil {
+		return err
+	}
+	r.file = f
+	// A table field the file lacks reads as its initial default (v3), else null.
+	for i, c := range r.scan.Columns {
+		if r.srcs[i] == fromFile && f.Missing(r.fileIdx[i]) {
+			r.srcs[i] = fromConstant
+			v, err := plan.DecodeValue(c.Default, c.Type)
+			if err != nil {
+				return fmt.Errorf("iceberg column %s: initial default: %w", c.Name, err)
+			}
+			r.consts[i] = v
+		}
+	}
+	return nil
+}
+
+// Next returns the task's next batch, or nil at its end.
+func (r *Reader) Next() (*columnar.Batch, error) {
+	for {
+		if r.file == nil {
+			return nil, nil
+		}
+		b, err := r.file.Next()
+		if err != nil {
+			return nil, err
+		}
+		if b == nil {
+			r.closeFile()
+			return nil, nil
+		}
+		out, err := r.assemble(b)
+		b.Release()
+		if err != nil {
+			return nil, err
+		}
+		if out != nil {
+			return out, nil
+		}
+	}
+}
+
+// assemble applies the deletes to a batch of the file's columns and builds the output columns;
+// nil when every row was deleted.
+func (r *Reader) assemble(b *columnar.Batch) (*columnar.Batch, error) {
+	n := b.NumRows
+	start := r.file.BatchStart()
+	r.RowsRead += int64(n)
+	if cap(r.flags) < n {
+		r.flags = make([]bool, n)
+	}
+	flags := r.flags[:n]
+	clear(flags)
+	dels := r.deleted.mark(start, n, flags)
+	for k, set := range r.eqSets {
+		cols := make([]arrow.Array, len(r.eqCols[k]))
+		for j, c := range r.eqCols[k] {
+			cols[j] = b.Cols[c]
+		}
+		m, err := set.mark(cols, n, flags)
+		if err != nil {
+			return nil, fmt.Errorf("iceberg data file %s: %w", r.task.Path, err)
+		}
+		dels += m
+	}
+	r.Deleted += int64(dels)
+	var sel []int32
+	if dels > 0 && !r.hasDelCol {
+		if dels == n {
+			return nil, nil
+		}
+		sel = make([]int32, 0, n-dels)
+		for i, d := range flags {
+			if !d {
+				sel = append(sel, int32(i))
+			}
+		}
+	}
+	rows := n
+	if sel != nil {
+		rows = len(sel)
+	}
+	cols := make([]arrow.Array, len(r.srcs))
+	fail := func(err error) (*columnar.Batch, error) {
+		columnar.NewBatch(cols, 0).Release()
+		return nil, err
+	}
+	for i, src := range r.srcs {
+		var a arrow.Array
+		var err error
+		switch src {
+		case fromFile:
+			a = b.Cols[r.fileIdx[i]]
+			if sel != nil {
+				a, err = columnar.Take(r.alloc, a, sel)
+			} else {
+				a.Retain()
+			}
+		case fromConstant:
+			a, err = columnar.Constant(r.alloc, r.scan.Columns[i].Type, r.consts[i], rows)
+		case fromPosition:
+			a = positionColumn(r.alloc, start, n, sel)
+		case fromDeleted:
+			a = flagColumn(r.alloc, flags)
+		}
+		if err != nil {
+			return fail(err)
+		}
+		cols[i] = a
+	}
+	return columnar.NewBatch(cols, rows), nil
+}
+
+func positionColumn(alloc memory.Allocator, start int64, n int, sel []int32) arrow.Array {
+	bld := array.NewInt64Builder(alloc)
+	defer bld.Release()
+	if sel == nil {
+		bld.Reserve(n)
+		for i := 0; i < n; i++ {
+			bld.UnsafeAppend(start + int64(i))
+		}
+	} else {
+		bld.Reserve(len(sel))
+		for _, i := range sel {
+			bld.UnsafeAppend(start + int64(i))
+		}
+	}
+	return bld.NewArray()
+}
+
+func flagColumn(alloc memory.Allocator, flags []bool) arrow.Array {
+	bld := array.NewBooleanBuilder(alloc)
+	defer bld.Release()
+	bld.Reserve(len(flags))
+	for _, f := range flags {
+		bld.UnsafeAppend(f)
+	}
+	return bld.NewArray()
+}
+
+// positionDeletes returns the positions a positional delete file or deletion vector deletes in
+// the data file.
+func (r *Reader) positionDeletes(d *DeleteFile, dataPath string) (*Positions, error) {
+	if d.IsDeletionVector() {
+		path, err := LocalPath(d.Path)
+		if err != nil {
+			return nil, err
+		}
+		blob, err := readRange(path, *d.ContentOffset, *d.ContentSize)
+		if err != nil {
+			return nil, err
+		}
+		ps, err := decodeDeletionVector(blob)
+		if err != nil {
+			return nil, err
+		}
+		if d.RecordCount > 0 && int64(len(ps)) != d.RecordCount {
+			return nil, fmt.Errorf("deletion vector holds %d positions, its metadata says %d", len(ps), d.RecordCount)
+		}
+		return newPositions(ps), nil
+	}
+	if d.Format != "PARQUET" {
+		return nil, fmt.Errorf("positional delete files in %s format are not read natively", d.Format)
+	}
+	byData, ok := r.posFiles[d.Path]
+	if !ok {
+		var err error
+		if byData, err = r.readPositionFile(d); err != nil {
+			return nil, err
+		}
+		r.posFiles[d.Path] = byData
+	}
+	ps := byData[dataPath]
+	if len(ps) == 0 {
+		return nil, nil
+	}
+	return newPositions(append([]int64(nil), ps...)), nil
+}
+
+var positionFileFields = []sparktype.Field{
+	{Name: "file_path", Type: sparktype.StringType}, {Name: "pos", Type: sparktype.LongType}}
+
+func (r *Reader) readPositionFile(d *DeleteFile) (map[string][]int64, error) {
+	path, err := LocalPath(d.Path)
+	if err != nil {
+		return nil, err
+	}
+	spec := &parquet.ScanSpec{Columns: positionFileFields, FieldIDs: []int32{DeleteFilePathID, DeleteFilePosID},
+		IDsByName: map[string]int32{"file_path": DeleteFilePathID, "pos": DeleteFilePosID}, CaseSensitive: true}
+	f, err := parquet.Open(path, 0, math.MaxInt64, spec, r.alloc)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if f.Missing(0) || f.Missing(1) {
+		return nil, errors.New("not a positional delete file: no file_path and pos columns")
+	}
+	out := map[string][]int64{}
+	for {
+		b, err := f.Next()
+		if err != nil {
+			return nil, err
+		}
+		if b == nil {
+			return out, nil
+		}
+		offs, data := columnar.BinaryParts(b.Cols[0])
+		pos := columnar.Values[int64](b.Cols[1])
+		if b.Cols[0].NullN() > 0 || b.Cols[1].NullN() > 0 {
+			b.Release()
+			return nil, errors.New("null file_path or pos in a positional delete file")
+		}
+		// Rows are sorted by file_path: copy each path once per run (the batch's bytes die with it).
+		var last string
+		for i := 0; i < b.NumRows; i++ {
+			p := data[offs[i]:offs[i+1]]
+			if string(p) != last {
+				last = string(p)
+			}
+			out[last] = append(out[last], pos[i])
+		}
+		b.Release()
+	}
+}
+
+func (r *Reader) equalityDeletes(d *DeleteFile) (*equalitySet, error) {
+	if set, ok := r.eqFiles[d.Path]; ok {
+		return set, nil
+	}
+	if d.Format != "PARQUET" {
+		return nil, fmt.Errorf("equality delete files in %s format are not read natively", d.Format)
+	}
+	if len(d.EqualityIDs) == 0 {
+		return nil, errors.New("an equality delete file without equality field ids")
+	}
+	fields := make([]sparktype.Field, len(d.EqualityIDs))
+	for i, id := range d.EqualityIDs {
+		t, ok := r.fieldType[id]
+		if !ok {
+			return nil, fmt.Errorf("field id %d is not a supported top-level field of the table", id)
+		}
+		fields[i] = sparktype.Field{Name: fmt.Sprintf("_eq_%d", id), Type: t, Nullable: true}
+	}
+	path, err := LocalPath(d.Path)
+	if err != nil {
+		return nil, err
+	}
+	spec := &parquet.ScanSpec{Columns: fields, FieldIDs: d.EqualityIDs, IDsByName: r.mapping, CaseSensitive: true}
+	f, err := parquet.Open(path, 0, math.MaxInt64, spec, r.alloc)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	for i := range fields {
+		if f.Missing(i) {
+			return nil, fmt.Errorf("the file has no column with field id %d", d.EqualityIDs[i])
+		}
+	}
+	set := newEqualitySet(d.EqualityIDs)
+	for {
+		b, err := f.Next()
+		if err != nil {
+			return nil, err
+		}
+		if b == nil {
+			break
+		}
+		err = set.add(b.Cols, b.NumRows)
+		b.Release()
+		if err != nil {
+			return nil, err
+		}
+	}
+	r.eqFiles[d.Path] = set
+	return set, nil
+}
+
+func (r *Reader) closeFile() {
+	if r.file != nil {
+		_ = r.file.Close()
+		r.file = nil
+	}
+}
+
+// Close releases the current file.
+func (r *Reader) Close() { r.closeFile() }
