@@ -175,7 +175,7 @@ class MetricsSuite extends BolideSuiteBase {
 
   @Test def tpchTimesAddUp(): Unit = {
     // Blocks of every shape: joins, aggregates, sorts, top-k, subqueries, several per stage.
-    TpchSuite.ensureTables(spark)
+    TpchSuite.ensureTables(spark, "parquet")
     Seq(1, 3, 5, 13, 18).foreach { n =>
       val sql = new String(Files.readAllBytes(
         new File(GeneratedData.repoRoot, s"tpch/queries/q$n.sql").toPath), StandardCharsets.UTF_8)

@@ -31,10 +31,8 @@ import org.apache.spark.sql.execution.ui.SparkListenerSQLAdaptiveExecutionUpdate
  * without ORDER BY is one run. When a LIMIT cuts the last run, that run's rows may legitimately
  * differ, so only its keys and size are compared.
  */
-class TpchSuite extends BolideSuiteBase {
+class TpchSuite extends TpchQueries("parquet", "BolideScan") {
   import TpchSuite._
-
-  @Before def setUp(): Unit = ensureTables(spark)
 
   @Test def tablesHaveTheSpecRowCounts(): Unit = {
     // TPC-H spec 4.2.5 cardinalities at SF 0.01 (lineitem is approximate in the spec; dbgen's is exact).
@@ -46,6 +44,19 @@ class TpchSuite extends BolideSuiteBase {
         spark.table(t).inputFiles.length > 1)
     }
   }
+}
+
+/**
+ * The same 22 queries over Iceberg copies of the tables (format v2, written by Iceberg Java from
+ * the Parquet data), which must be read by the native Iceberg reader.
+ */
+class TpchIcebergSuite extends TpchQueries("iceberg", "BolideIcebergScan")
+
+/** The 22 queries over the tables in `format`, whose scans must run as `scanName`. */
+abstract class TpchQueries(format: String, scanName: String) extends BolideSuiteBase {
+  import TpchSuite._
+
+  @Before def setUp(): Unit = ensureTables(spark, format)
 
   @Test def q01(): Unit = check(1)
   @Test def q02(): Unit = check(2)
@@ -88,7 +99,9 @@ class TpchSuite extends BolideSuiteBase {
     val actual = try df.collect().toSeq catch {
       case t: Throwable =>
         val (native, fallback) = try operatorReport(df) catch { case _: Throwable => (Nil, Nil) }
-        record(QueryReport(name, native.size, fallback, expected.size, t1 - t0, 0, s"ERROR: ${firstLine(t)}"))
+        if (format == "parquet") {
+          record(QueryReport(name, native.size, fallback, expected.size, t1 - t0, 0, s"ERROR: ${firstLine(t)}"))
+        }
         throw t
     }
     val t2 = System.nanoTime()
@@ -99,14 +112,16 @@ class TpchSuite extends BolideSuiteBase {
     val ranNatively = native ++ StageListener.seen
     val keyIdx = keys.map(df.schema.fieldIndex)
     val problem = compare(expected, actual, keyIdx, limit)
-    record(QueryReport(name, native.size, fallback, expected.size, t1 - t0, t2 - t1,
-      problem.fold("ok")(_ => "DIFFERS")))
+    if (format == "parquet") {
+      record(QueryReport(name, native.size, fallback, expected.size, t1 - t0, t2 - t1,
+        problem.fold("ok")(_ => "DIFFERS")))
+    }
     problem.foreach { p =>
       fail(s"$name: Bolide's answer differs from Spark's\n$p\nBolide plan:\n" +
         s"${df.queryExecution.executedPlan}\n${bolideReport(df)}")
     }
-    assertTrue(s"$name: BolideScan did not run; native: ${ranNatively.distinct.mkString(", ")}\n" +
-      bolideReport(df), ranNatively.contains("BolideScan"))
+    assertTrue(s"$name ($format): $scanName did not run; native: ${ranNatively.distinct.mkString(", ")}\n" +
+      bolideReport(df), ranNatively.contains(scanName))
     // Whole plans native: no operator between the scans and the result stays in Spark.
     assertTrue(s"$name: operators stayed in Spark: " +
       fallback.map { case (op, why) => s"$op ($why)" }.mkString("; ") + "\n" + bolideReport(df), fallback.isEmpty)
@@ -162,13 +177,37 @@ object TpchSuite {
     }
   }
 
-  private var registered = false
+  private var listening = false
+  private var registered = ""
+  private val icebergNamespace = s"${org.apache.spark.sql.bolide.SparkChildrenSuite.Catalog}.tpch"
+  private var icebergWritten = false
 
-  def ensureTables(spark: SparkSession): Unit = synchronized {
-    if (registered) return
-    spark.sparkContext.addSparkListener(StageListener)
-    Tables.foreach(t => spark.read.parquet(new File(dataDir, t).getPath).createOrReplaceTempView(t))
-    registered = true
+  /**
+   * Points the queries' table names (temporary views) at the tables in `format`: the Parquet files,
+   * or their Iceberg copies (written once per test run, with Bolide off).
+   */
+  def ensureTables(spark: SparkSession, format: String): Unit = synchronized {
+    if (!listening) { spark.sparkContext.addSparkListener(StageListener); listening = true }
+    if (registered == format) return
+    format match {
+      case "parquet" =>
+        Tables.foreach(t => spark.read.parquet(new File(dataDir, t).getPath).createOrReplaceTempView(t))
+      case "iceberg" =>
+        if (!icebergWritten) {
+          spark.conf.set("spark.bolide.enabled", "false")
+          try {
+            spark.sql(s"CREATE NAMESPACE IF NOT EXISTS $icebergNamespace")
+            Tables.foreach { t =>
+              spark.sql(s"DROP TABLE IF EXISTS $icebergNamespace.$t")
+              spark.read.parquet(new File(dataDir, t).getPath).writeTo(s"$icebergNamespace.$t")
+                .using("iceberg").tableProperty("format-version", "2").create()
+            }
+          } finally spark.conf.unset("spark.bolide.enabled")
+          icebergWritten = true
+        }
+        Tables.foreach(t => spark.table(s"$icebergNamespace.$t").createOrReplaceTempView(t))
+    }
+    registered = format
   }
 
   final case class QueryReport(name: String, native: Int, fallback: Seq[(String, String)], rows: Int,
@@ -178,7 +217,7 @@ object TpchSuite {
 
   def record(r: QueryReport): Unit = synchronized { reports(r.name) = r }
 
-  private def firstLine(t: Throwable): String =
+  def firstLine(t: Throwable): String =
     String.valueOf(t.getMessage).split("\n").headOption.getOrElse("").take(120)
 
   // ---- comparison ----
