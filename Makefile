@@ -14,7 +14,7 @@ export CGO_CFLAGS := -I$(JAVA_HOME)/include -I$(JAVA_HOME)/include/linux -O2
 GO_SOURCES := $(shell find native -name '*.go' -not -name '*_test.go') native/go.mod native/go.sum
 SCALA_SOURCES := $(shell find spark/src/main -type f) spark/pom.xml
 
-.PHONY: all native jar test test-go test-jvm demo docs clean lint tpch-data
+.PHONY: all native jar test test-go test-jvm test-iceberg-latest demo docs clean lint tpch-data
 
 all: $(JAR)
 
@@ -48,6 +48,14 @@ test-go: lint
 # only keeps the one-time generator install and download outside of Surefire's output).
 test-jvm: $(NATIVE_LIB) data/tpch/sf0.01/_COMPLETE data/tpcds/sf0.01/_COMPLETE data/spark/spark-4.1.3/_COMPLETE
 	mvn -B -ntp -f spark/pom.xml test
+	$(MAKE) test-iceberg-latest
+
+# The Iceberg suites again on the newest Iceberg release Maven Central serves (the pom's
+# iceberg.version, 1.11.0, is the oldest supported).
+ICEBERG_LATEST := 1.12.0
+test-iceberg-latest: $(NATIVE_LIB) data/tpch/sf0.01/_COMPLETE
+	mvn -B -ntp -f spark/pom.xml test -Diceberg.version=$(ICEBERG_LATEST) -Dbolide.build.dir=$(CURDIR)/spark/target/iceberg-$(ICEBERG_LATEST) \
+	  -Dtest='IcebergScanSuite,TpchIcebergSuite,SparkChildrenSuite' -Dsurefire.failIfNoSpecifiedTests=false
 
 data/spark/spark-%/_COMPLETE:
 	bash scripts/spark-dist.sh
@@ -85,11 +93,16 @@ clean:
 	rm -rf build dist spark/target
 
 # TPC-H on vanilla Spark, Spark + Bolide and Spark + Apache DataFusion Comet:
-# `make bench [SF=1] [ENGINES=spark,bolide,comet] [ITER=3] [QUERIES=q1,q6]` (bench-tpch is the same). One JVM per engine
+# `make bench [SF=1] [FORMAT=parquet|iceberg] [ENGINES=spark,bolide,comet] [ITER=3] [QUERIES=q1,q6]`
+# (bench-tpch is the same; FORMAT=iceberg reads Iceberg v2 copies of the tables, written once next to
+# the data). `make bench-iceberg [SF=1]`: Iceberg scan throughput on lineitem (full scan and a
+# filtered aggregate; plain Parquet, Iceberg v2, v2 with 5% positional deletes, v3 with deletion
+# vectors; bench/iceberg-queries). One JVM per engine
 # (bench/'s driver), queries alternating between engines, answers checked against Spark's. Writes
 # bench/results/<timestamp>/{results.csv,summary.md,chart.png}. TPCH_DATA=dir skips the data script,
 # TPCH_QUERIES=dir replaces tpch/queries.
 SF ?= 1
+FORMAT ?= parquet
 ENGINES ?= spark,bolide,comet
 ITER ?= 3
 QUERIES ?=
@@ -97,8 +110,10 @@ COMET_VERSION := 1.2.0
 COMET_JAR := build/bench/comet-spark-spark4.1_2.13-$(COMET_VERSION).jar
 BENCH_PY := build/bench/venv/bin/python
 
-.PHONY: bench bench-tpch bench-demo test-bench-smoke
+.PHONY: bench bench-tpch bench-iceberg bench-demo test-bench-smoke
 bench: bench-tpch
+bench-iceberg:
+	TPCH_QUERIES=bench/iceberg-queries $(MAKE) --no-print-directory bench-tpch FORMAT=iceberg
 bench-tpch: $(JAR)
 	@mkdir -p build/bench
 	mvn -B -q -f bench/pom.xml compile
@@ -114,7 +129,7 @@ bench-tpch: $(JAR)
 	$(BENCH_PY) scripts/bench-tpch.py --sf $(SF) --engines $(ENGINES) --iter $(ITER) --queries-list "$(QUERIES)" \
 	  --data "$$DATA" --queries "$${TPCH_QUERIES:-tpch/queries}" --classpath build/bench/classpath.txt \
 	  --bolide-jar $(JAR) --comet-jar $(COMET_JAR) --comet-version $(COMET_VERSION) \
-	  --out bench/results/$$(date +%Y%m%d-%H%M%S)
+	  --format $(FORMAT) --out bench/results/$$(date +%Y%m%d-%H%M%S)
 	@ln -sfn "$$(ls -1d bench/results/2* | tail -1 | xargs basename)" bench/results/latest
 	@echo "results in bench/results/latest -> $$(readlink bench/results/latest)"
 

@@ -48,7 +48,11 @@ NATIVE_PREFIX = {"spark": "", "bolide": "Bolide", "comet": "Comet"}
 
 def common_confs(args):
     """The same Spark settings and memory budget for every engine (vanilla Spark too)."""
-    return [
+    iceberg = []
+    if args.format == "iceberg":
+        # Every engine scans: none answers max/count from Iceberg's metadata instead.
+        iceberg = [("spark.sql.iceberg.aggregate-push-down.enabled", "false")]
+    return iceberg + [
         ("spark.master", f"local[{args.cores}]"),
         ("spark.driver.memory", args.heap),  # informational: the heap is the JVM's -Xmx below
         ("spark.memory.offHeap.enabled", "true"),
@@ -109,6 +113,8 @@ class Engine:
                "--data", self.args.data, "--queries", self.args.queries, "--answers", self.answers]
         if NATIVE_PREFIX[self.name]:
             cmd += ["--native-prefix", NATIVE_PREFIX[self.name]]
+        if self.args.format == "iceberg":
+            cmd += ["--format", "iceberg", "--warehouse", self.args.warehouse]
         for k, v in common_confs(self.args) + engine_confs(self.name):
             cmd += ["--conf", f"{k}={v}"]
         return cmd
@@ -250,7 +256,9 @@ def query_names(qdir, selected):
     if selected:
         return [q.strip() for q in selected.split(",") if q.strip()]
     names = [f[:-4] for f in os.listdir(qdir) if re.fullmatch(r"q\d+\.sql", f)]
-    return sorted(names, key=lambda n: int(n[1:]))
+    if names:
+        return sorted(names, key=lambda n: int(n[1:]))
+    return sorted(f[:-4] for f in os.listdir(qdir) if f.endswith(".sql"))  # e.g. bench/iceberg-queries
 
 
 def machine_info():
@@ -310,9 +318,15 @@ def main():
     p.add_argument("--shuffle-partitions", type=int, default=8)
     p.add_argument("--timeout", type=float, default=1800, help="seconds per query run")
     p.add_argument("--start-timeout", type=float, default=300)
+    p.add_argument("--format", default="parquet", choices=["parquet", "iceberg"],
+                   help="iceberg: the tables' Iceberg copies (written once into --warehouse)")
+    p.add_argument("--warehouse", default="", help="Iceberg warehouse of the copies (default: <data>-iceberg)")
     args = p.parse_args()
     args.data = os.path.abspath(args.data)
     args.queries = os.path.abspath(args.queries)
+    args.warehouse = os.path.abspath(args.warehouse or args.data.rstrip("/") + "-iceberg")
+    if args.format == "iceberg":
+        prepare_iceberg(args)
 
     names = [e.strip() for e in args.engines.split(",") if e.strip()]
     bad = [e for e in names if e not in ENGINE_ORDER]
@@ -386,6 +400,20 @@ def main():
     write_chart(args, queries, names, runs)
     print(md)
     print(f"results in {args.out}")
+
+
+def prepare_iceberg(args):
+    """Writes the Iceberg copies of the tables once (vanilla Spark), before any engine starts."""
+    if os.path.exists(os.path.join(args.warehouse, "_COMPLETE")):
+        return
+    print(f"bench-tpch: writing the Iceberg copies into {args.warehouse} (once) ...", flush=True)
+    with open(args.classpath) as f:
+        cp = ":".join([args.bench_classes, f.read().strip()])
+    cmd = ["java", f"-Xmx{args.heap}", *OPENS, "-cp", cp, "dev.bolide.bench.TpchBenchDriver",
+           "--prepare-iceberg", "--data", args.data, "--warehouse", args.warehouse]
+    for k, v in common_confs(args):
+        cmd += ["--conf", f"{k}={v}"]
+    subprocess.run(cmd, check=True, cwd=ROOT, stdout=sys.stderr)
 
 
 def judge(q, names, engines, runs, iters):
@@ -475,7 +503,10 @@ def write_summary(args, queries, names, engines, runs, started):
         cols.append("comet/bolide")
     fb_cols = [f"{n} fallbacks" for n in names if n != "spark"]
     sb_cols = [f"{n} shuffle MB" for n in names]
-    lines = [f"# TPC-H benchmark: SF {args.sf}", "",
+    title = f"# TPC-H benchmark: SF {args.sf}"
+    if args.format == "iceberg":
+        title += f", Iceberg tables ({os.path.basename(args.queries)} queries)"
+    lines = [title, "",
              f"Run {started:%Y-%m-%d %H:%M:%S}: {len(queries)} queries, one warm-up run then {args.iter} timed "
              f"iterations per query and engine (median shown, seconds, wall clock of planning + execution + "
              f"collect), engines alternating query by query and iteration by iteration, one long-lived JVM "

@@ -28,10 +28,6 @@ func init() {
 // Iceberg's scans whose tasks are FileScanTasks over data files.
 var icebergScanClasses = map[string]bool{"SparkBatchQueryScan": true, "SparkCopyOnWriteScan": true}
 
-// Iceberg types with no native reading (yet): the scan stays in Iceberg Java.
-var icebergRefusedTypes = []string{"variant", "geometry", "geography", "unknown", "uuid", "time",
-	"timestamp_ns", "timestamptz_ns"}
-
 // The JVM's Iceberg extractor sends "scanClass" for every BatchScanExec and, for Iceberg's, the
 // scan description "iceberg" (package iceberg's Scan) and the URI schemes of its files.
 func buildIcebergScan(n *plan.Node, _ []exec.Operator, conf *plan.Conf) (exec.Operator, error) {
@@ -53,8 +49,9 @@ func buildIcebergScan(n *plan.Node, _ []exec.Operator, conf *plan.Conf) (exec.Op
 	if !icebergScanClasses[scan.ScanClass] {
 		return nil, fmt.Errorf("Iceberg %s scans are not read natively", scan.ScanClass)
 	}
-	if scan.FormatVersion > 3 {
-		return nil, fmt.Errorf("Iceberg format v%d is not read natively (v1 to v3 are)", scan.FormatVersion)
+	if scan.FormatVersion > iceberg.MaxFormatVersion {
+		return nil, fmt.Errorf("Iceberg format v%d is not read natively (v1 to v%d are)", scan.FormatVersion,
+			iceberg.MaxFormatVersion)
 	}
 	for _, f := range scan.DataFormats {
 		if f != "PARQUET" {
@@ -97,10 +94,8 @@ func buildIcebergScan(n *plan.Node, _ []exec.Operator, conf *plan.Conf) (exec.Op
 		case c.ID == iceberg.RowIDID || c.ID == iceberg.LastUpdatedSeqNoID:
 			return nil, fmt.Errorf("the Iceberg row lineage column %s is not read natively", c.Name)
 		}
-		for _, t := range icebergRefusedTypes {
-			if c.IcebergType == t {
-				return nil, fmt.Errorf("column %s of Iceberg type %s is not read natively", c.Name, t)
-			}
+		if r, refused := iceberg.RefusedType(c.IcebergType); refused {
+			return nil, fmt.Errorf("column %s of Iceberg type %s is not read natively (%s)", c.Name, c.IcebergType, r.Note)
 		}
 		if !f.Type.Supported() {
 			return nil, fmt.Errorf("column %s of type %s is not supported natively", f.Name, f.Type)

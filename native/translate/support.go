@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/bolide-dev/bolide/native/expr"
+	"github.com/bolide-dev/bolide/native/iceberg"
 )
 
 // SupportDoc renders the support matrix from the registries, so that nobody keeps a list by hand
@@ -22,6 +23,16 @@ func SupportDoc() string {
 	b.WriteString("\n## Expressions\n\n| Spark expression | notes |\n|---|---|\n")
 	for _, e := range expr.Supported() {
 		fmt.Fprintf(&b, "| %s | %s |\n", e[0], e[1])
+	}
+	b.WriteString("\n## Iceberg\n\nIceberg Java plans every scan; BolideIcebergScan reads what it planned. ")
+	b.WriteString("A scan that needs a feature marked *Iceberg Java* stays in Spark with that reason.\n\n")
+	b.WriteString("| feature | read by | notes |\n|---|---|---|\n")
+	for _, f := range iceberg.Features() {
+		by := "Iceberg Java"
+		if f.Native {
+			by = "native"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s |\n", f.Name, by, f.Note)
 	}
 	return b.String()
 }

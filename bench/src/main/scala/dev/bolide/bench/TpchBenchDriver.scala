@@ -43,6 +43,13 @@ import org.apache.spark.sql.execution.adaptive.{AdaptiveSparkPlanExec, QueryStag
  * transitions). Empty for vanilla Spark (no prefix).
  *
  * Arguments: --engine NAME --data DIR --queries DIR --answers DIR [--native-prefix P] [--conf k=v]...
+ * [--format parquet|iceberg --warehouse DIR]. With iceberg, the tables are the Iceberg copies in the
+ * Hadoop catalog `bench_ice` at DIR (written beforehand by `--prepare-iceberg`), plus lineitem_v2del
+ * (format v2, 5% of the rows deleted by positional deletes), lineitem_v3dv (v3, the same rows
+ * deleted by deletion vectors) and lineitem_parquet (the Parquet files) for the Iceberg bench.
+ *
+ * `--prepare-iceberg --data DIR --warehouse DIR [--conf k=v]...` writes those copies (vanilla Spark)
+ * and exits.
  */
 object TpchBenchDriver {
   val Tables = Seq("customer", "lineitem", "nation", "orders", "part", "partsupp", "region", "supplier")
@@ -60,6 +67,9 @@ object TpchBenchDriver {
     var answers = "build/bench-answers"
     var prefix = ""
     val confs = ArrayBuffer.empty[(String, String)]
+    var format = "parquet"
+    var warehouse = ""
+    var prepare = false
     val it = args.iterator
     while (it.hasNext) {
       it.next() match {
@@ -68,6 +78,9 @@ object TpchBenchDriver {
         case "--queries" => queries = it.next()
         case "--answers" => answers = it.next()
         case "--native-prefix" => prefix = it.next()
+        case "--format" => format = it.next()
+        case "--warehouse" => warehouse = it.next()
+        case "--prepare-iceberg" => prepare = true
         case "--conf" =>
           val kv = it.next(); val i = kv.indexOf('=')
           confs += kv.substring(0, i) -> kv.substring(i + 1)
@@ -78,11 +91,28 @@ object TpchBenchDriver {
 
     val builder = SparkSession.builder().appName(s"bolide-bench-tpch-$engine")
     confs.foreach { case (k, v) => builder.config(k, v) }
+    if (format == "iceberg" || prepare) {
+      builder.config("spark.sql.extensions", "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions")
+        .config(s"spark.sql.catalog.$IcebergCatalog", "org.apache.iceberg.spark.SparkCatalog")
+        .config(s"spark.sql.catalog.$IcebergCatalog.type", "hadoop")
+        .config(s"spark.sql.catalog.$IcebergCatalog.warehouse", new File(warehouse).getAbsolutePath)
+    }
     val spark = builder.getOrCreate()
-    countShuffleBytes(spark)
     spark.sparkContext.setLogLevel("WARN")
-    Tables.foreach { t =>
-      spark.read.parquet(new File(data, t).getAbsolutePath).createOrReplaceTempView(t)
+    if (prepare) {
+      prepareIceberg(spark, data, warehouse)
+      spark.stop()
+      return
+    }
+    countShuffleBytes(spark)
+    format match {
+      case "parquet" => Tables.foreach { t =>
+        spark.read.parquet(new File(data, t).getAbsolutePath).createOrReplaceTempView(t)
+      }
+      case "iceberg" =>
+        (Tables ++ IcebergExtra).foreach(t => spark.table(s"$IcebergCatalog.tpch.$t").createOrReplaceTempView(t))
+        spark.read.parquet(new File(data, "lineitem").getAbsolutePath).createOrReplaceTempView("lineitem_parquet")
+      case other => throw new IllegalArgumentException(s"unknown format $other")
     }
     val engineVersion = engine match {
       case "bolide" => spark.conf.getOption("spark.bolide.version").getOrElse("?")
@@ -113,6 +143,32 @@ object TpchBenchDriver {
       line = in.readLine()
     }
     spark.stop()
+  }
+
+  val IcebergCatalog = "bench_ice"
+  val IcebergExtra = Seq("lineitem_v2del", "lineitem_v3dv")
+
+  /** The rows the Iceberg bench deletes: 5% of lineitem, spread over every file. */
+  val DeletedRows = "(l_orderkey * 7 + l_linenumber) % 20 = 3"
+
+  /** Writes the Iceberg copies of the tables (once: the warehouse's _COMPLETE marks them done). */
+  def prepareIceberg(spark: SparkSession, data: String, warehouse: String): Unit = {
+    val done = new File(warehouse, "_COMPLETE")
+    if (done.exists()) return
+    val ns = s"$IcebergCatalog.tpch"
+    spark.sql(s"CREATE NAMESPACE IF NOT EXISTS $ns")
+    def copy(name: String, from: String, props: Map[String, String]): Unit = {
+      spark.sql(s"DROP TABLE IF EXISTS $ns.$name")
+      val w = spark.read.parquet(new File(data, from).getAbsolutePath).writeTo(s"$ns.$name").using("iceberg")
+      props.foldLeft(w) { case (b, (k, v)) => b.tableProperty(k, v) }.create()
+    }
+    Tables.foreach(t => copy(t, t, Map("format-version" -> "2")))
+    val mor = Map("write.delete.mode" -> "merge-on-read")
+    copy("lineitem_v2del", "lineitem", mor + ("format-version" -> "2"))
+    spark.sql(s"DELETE FROM $ns.lineitem_v2del WHERE $DeletedRows")
+    copy("lineitem_v3dv", "lineitem", mor + ("format-version" -> "3"))
+    spark.sql(s"DELETE FROM $ns.lineitem_v3dv WHERE $DeletedRows")
+    Files.write(done.toPath, Array.emptyByteArray)
   }
 
   private def classVersion(cls: String): Option[String] =

@@ -8,7 +8,8 @@ import org.junit.{Before, Test}
 import org.junit.Assert._
 
 import org.apache.iceberg.{FileFormat, Table}
-import org.apache.iceberg.data.{GenericAppenderFactory, GenericRecord}
+import org.apache.iceberg.data.{GenericFileWriterFactory, GenericRecord, Record}
+import org.apache.iceberg.deletes.PositionDelete
 import org.apache.iceberg.encryption.EncryptedFiles
 import org.apache.iceberg.expressions.Literal
 import org.apache.iceberg.spark.Spark3Util
@@ -145,22 +146,54 @@ class IcebergScanSuite extends BolideSuiteBase {
     checkNative(s"SELECT count(*) FROM ${t("v2")}.files", Nil)
   }
 
-  @Test def missingDataFileNamesTheFile(): Unit = {
-    val name = "broken"
+  /** Creates table `name` of two data files and returns the location of one of them. */
+  private def twoFileTable(name: String): String = {
     spark.conf.set("spark.bolide.enabled", "false")
     try {
       spark.sql(s"DROP TABLE IF EXISTS ${t(name)}")
       spark.sql(s"CREATE TABLE ${t(name)} (id BIGINT, kind STRING) USING iceberg")
       spark.range(0, 1000, 1, 2).selectExpr("id", "cast(id % 3 as string) AS kind").writeTo(t(name)).append()
     } finally spark.conf.unset("spark.bolide.enabled")
-    val file = spark.sql(s"SELECT file_path FROM ${t(name)}.files LIMIT 1").head().getString(0)
-    assertTrue(new File(new java.net.URI(if (file.startsWith("/")) "file:" + file else file)).delete())
-    val e = try { spark.sql(s"SELECT * FROM ${t(name)}").collect(); null } catch { case e: Exception => e }
-    assertNotNull("reading a table whose data file is gone must fail", e)
+    spark.sql(s"SELECT file_path FROM ${t(name)}.files LIMIT 1").head().getString(0)
+  }
+
+  private def localFile(location: String): File =
+    new File(new java.net.URI(if (location.startsWith("/")) "file:" + location else location))
+
+  private def assertFailsNaming(sql: String, file: String): Unit = {
+    val e = try { spark.sql(sql).collect(); null } catch { case e: Exception => e }
+    assertNotNull(s"$sql must fail", e)
     val m = messages(e)
-    assertTrue(m, m.contains(new File(file.stripPrefix("file:")).getName))
-    // The session still answers.
+    assertTrue(m, m.contains(localFile(file).getName))
+    // The session still answers, natively.
     checkScan(s"SELECT sum(id) FROM ${t("v1")}")
+  }
+
+  @Test def missingDataFileNamesTheFile(): Unit = {
+    val file = twoFileTable("broken")
+    assertTrue(localFile(file).delete())
+    assertFailsNaming(s"SELECT * FROM ${t("broken")}", file)
+  }
+
+  @Test def deleteFileBeyondItsDataFileIsAnError(): Unit = {
+    // A positional delete naming a row the data file does not have: the delete file belongs to
+    // another version of the file. Bolide refuses to guess and names the data file.
+    val file = twoFileTable("baddelete")
+    val tbl = IcebergScanSuite.load(spark, "baddelete")
+    val factory = new GenericFileWriterFactory.Builder(tbl).deleteFileFormat(FileFormat.PARQUET).build()
+    val out = tbl.io().newOutputFile(tbl.locationProvider().newDataLocation(s"bad-pos-${System.nanoTime()}.parquet"))
+    val w = factory.newPositionDeleteWriter(EncryptedFiles.plainAsEncryptedOutput(out), tbl.spec(), null)
+    try w.write(PositionDelete.create[Record]().set(file, 1000000L)) finally w.close()
+    tbl.newRowDelta().addDeletes(w.toDeleteFile).commit()
+    assertFailsNaming(s"SELECT * FROM ${t("baddelete")}", file)
+  }
+
+  @Test def truncatedDataFileNamesTheFile(): Unit = {
+    val file = twoFileTable("truncated")
+    val f = localFile(file)
+    val raf = new java.io.RandomAccessFile(f, "rw")
+    try raf.setLength(f.length() / 2) finally raf.close()
+    assertFailsNaming(s"SELECT * FROM ${t("truncated")}", file)
   }
 }
 
@@ -170,7 +203,7 @@ object IcebergScanSuite {
   private var done = false
   private var failure: Throwable = null
 
-  private def load(spark: org.apache.spark.sql.SparkSession, name: String): Table =
+  def load(spark: org.apache.spark.sql.SparkSession, name: String): Table =
     Spark3Util.loadIcebergTable(spark, table(name))
 
   /** Writes an equality delete file of `rows` (values of the equality columns) and commits it. */
@@ -179,10 +212,11 @@ object IcebergScanSuite {
     val schema = tbl.schema()
     val eqSchema = schema.select(columns.asJava)
     val ids = columns.map(c => schema.findField(c).fieldId()).toArray
-    val factory = new GenericAppenderFactory(schema, tbl.spec(), ids, eqSchema, null)
+    val factory = new GenericFileWriterFactory.Builder(tbl).deleteFileFormat(FileFormat.PARQUET)
+      .equalityFieldIds(ids).equalityDeleteRowSchema(eqSchema).build()
     val out = tbl.io().newOutputFile(tbl.locationProvider().newDataLocation(
       s"eq-delete-${System.nanoTime()}.parquet"))
-    val writer = factory.newEqDeleteWriter(EncryptedFiles.plainAsEncryptedOutput(out), FileFormat.PARQUET, null)
+    val writer = factory.newEqualityDeleteWriter(EncryptedFiles.plainAsEncryptedOutput(out), tbl.spec(), null)
     try rows.foreach { r =>
       val rec = GenericRecord.create(eqSchema)
       columns.zip(r).foreach { case (c, v) => rec.setField(c, v) }

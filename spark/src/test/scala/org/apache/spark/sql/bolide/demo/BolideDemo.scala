@@ -10,7 +10,7 @@ import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.execution.adaptive.{AdaptiveSparkPlanExec, QueryStageExec}
 
 /**
- * `make demo`: writes the `sales` table (once), runs the demo queries through Spark local mode with
+ * `make demo`: writes the `sales` table (once; Parquet, and an Iceberg copy with deletes), runs the demo queries through Spark local mode with
  * Bolide off and on in the same session, prints the native plan, checks the answers are equal and
  * prints the times (median of the timed runs, after a warm-up run of each).
  *
@@ -27,7 +27,11 @@ object BolideDemo {
         |MAX(amount) AS biggest FROM sales WHERE quantity > 5 GROUP BY region""".stripMargin,
     "q3-filtered-revenue" ->
       """SELECT COUNT(*) AS n, SUM(amount * quantity) AS revenue, SUM(price) AS price_sum
-        |FROM sales WHERE region IN ('north', 'east') AND price < 50.0""".stripMargin)
+        |FROM sales WHERE region IN ('north', 'east') AND price < 50.0""".stripMargin,
+    // The same data as an Iceberg table (format v2) with 5% of its rows deleted (merge-on-read).
+    "q4-iceberg-with-deletes" ->
+      """SELECT region, COUNT(*) AS n, SUM(amount) AS total, MAX(sale_date) AS last_sale
+        |FROM demo.db.sales_ice WHERE quantity > 5 GROUP BY region""".stripMargin)
 
   private def env(k: String, d: String): String = Option(System.getenv(k)).filter(_.nonEmpty).getOrElse(d)
 
@@ -47,6 +51,11 @@ object BolideDemo {
       .config("spark.sql.shuffle.partitions", "4")
       .config("spark.ui.enabled", "false")
       .config("spark.driver.host", "127.0.0.1")
+      // Iceberg: a Hadoop catalog in a local warehouse.
+      .config("spark.sql.extensions", "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions")
+      .config("spark.sql.catalog.demo", "org.apache.iceberg.spark.SparkCatalog")
+      .config("spark.sql.catalog.demo.type", "hadoop")
+      .config("spark.sql.catalog.demo.warehouse", dir + "-iceberg")
       .getOrCreate()
     spark.sparkContext.setLogLevel("WARN")
 
@@ -64,6 +73,14 @@ object BolideDemo {
         .write.mode("overwrite").parquet(dir)
     }
     spark.read.parquet(dir).createOrReplaceTempView("sales")
+    if (!spark.catalog.tableExists("demo.db.sales_ice")) {
+      println(s"writing the Iceberg copy to $dir-iceberg and deleting 5% of its rows ...")
+      spark.conf.set("spark.bolide.enabled", "false")
+      spark.sql("CREATE NAMESPACE IF NOT EXISTS demo.db")
+      spark.sql("CREATE TABLE demo.db.sales_ice USING iceberg TBLPROPERTIES ('format-version'='2', " +
+        "'write.delete.mode'='merge-on-read') AS SELECT * FROM sales")
+      spark.sql("DELETE FROM demo.db.sales_ice WHERE customer_id % 20 = 7")
+    }
     println(s"sales: $rows rows in $dir; Spark ${spark.version}, Bolide ${spark.conf.get(BolideConf.VERSION_KEY)}")
 
     var allEqual = true

@@ -1,0 +1,70 @@
+package iceberg
+
+import "strings"
+
+// Feature is one Iceberg capability and how Bolide handles it, for the generated support
+// document. The refusals of the scan's translation read the same tables (RefusedTypes,
+// MaxFormatVersion), so the document cannot drift from what the code does.
+type Feature struct {
+	Name   string
+	Native bool
+	Note   string
+}
+
+// MaxFormatVersion is the newest table format version read natively.
+const MaxFormatVersion = 3
+
+// RefusedTypes are the Iceberg types whose columns leave the scan to Iceberg Java, with why.
+var RefusedTypes = []Feature{
+	{Name: "variant", Note: "no native variant reader yet"},
+	{Name: "geometry", Note: "no native geospatial types"},
+	{Name: "geography", Note: "no native geospatial types"},
+	{Name: "unknown", Note: "no native reader for the v3 unknown type yet"},
+	{Name: "uuid", Note: "no native UUID-to-string conversion yet"},
+	{Name: "time", Note: "Spark has no time type"},
+	{Name: "timestamp_ns", Note: "nanosecond timestamps are not read natively yet"},
+	{Name: "timestamptz_ns", Note: "nanosecond timestamps are not read natively yet"},
+	{Name: "struct", Note: "nested columns are not read natively yet"},
+	{Name: "list", Note: "nested columns are not read natively yet"},
+	{Name: "map", Note: "nested columns are not read natively yet"},
+}
+
+// RefusedType returns the refusal for an Iceberg type string (Type.toString in Iceberg Java:
+// "geometry(srid:4326)", "struct<...>", "list<int>"...).
+func RefusedType(t string) (Feature, bool) {
+	for _, f := range RefusedTypes {
+		if t == f.Name || strings.HasPrefix(t, f.Name+"(") || strings.HasPrefix(t, f.Name+"<") {
+			return f, true
+		}
+	}
+	return Feature{}, false
+}
+
+// Features lists what the native reader does and what it leaves to Iceberg Java.
+func Features() []Feature {
+	fs := []Feature{
+		{"Format versions 1, 2 and 3", true, "v4 and later stay in Iceberg Java"},
+		{"Parquet data files", true, "ORC and Avro data files stay in Iceberg Java"},
+		{"Local file system (file:, absolute paths)", true, "other storage stays in Iceberg Java for now"},
+		{"Planning (metadata, manifests, pruning, runtime filters)", false, "Iceberg Java on the driver, by design"},
+		{"Projection by field id (add, drop, rename, reorder columns)", true, ""},
+		{"Type promotion (int to long, float to double, decimal widening)", true, ""},
+		{"Name mapping for files without field ids", true, "`schema.name-mapping.default`; without one, Iceberg's positional fallback ids"},
+		{"Identity-partition values as constants", true, "every identity-partitioned type incl. BINARY and DECIMAL(38)"},
+		{"v3 initial default values", true, "for top-level primitive columns"},
+		{"Positional delete files", true, ""},
+		{"Equality delete files", true, "top-level primitive equality fields"},
+		{"Deletion vectors (v3, Puffin)", true, ""},
+		{"Metadata columns _file, _pos, _spec_id, _deleted", true, ""},
+		{"Metadata column _partition", false, "a struct: stays in Iceberg Java"},
+		{"Row lineage columns _row_id, _last_updated_sequence_number", false, "stay in Iceberg Java"},
+		{"Time travel (VERSION AS OF, TIMESTAMP AS OF), branches and tags", true, "Iceberg Java plans the snapshot"},
+		{"Copy-on-write and merge-on-read tables", true, ""},
+		{"Metadata tables (t.files, t.snapshots, ...)", false, "their tasks are not data files: Iceberg Java"},
+		{"Encrypted tables (key metadata)", false, "stay in Iceberg Java"},
+	}
+	for _, t := range RefusedTypes {
+		fs = append(fs, Feature{Name: "Columns of type " + t.Name, Note: t.Note})
+	}
+	return fs
+}
