@@ -69,13 +69,15 @@ func Translate(e *plan.Expr, conf *plan.Conf) (Expr, error) {
 	return ent.translate(e, conf)
 }
 
-// Supported lists the registered expression classes with their docs, sorted, for the generated
-// support document.
+// Supported lists the registered expression classes with their docs, and the families of called
+// classes natively supported in StaticInvoke and ApplyFunctionExpression (invoke.go), sorted, for
+// the generated support document.
 func Supported() [][2]string {
 	out := make([][2]string, 0, len(registry))
 	for k, v := range registry {
 		out = append(out, [2]string{k, v.doc})
 	}
+	out = append(out, callDocs()...)
 	sort.Slice(out, func(i, j int) bool { return out[i][0] < out[j][0] })
 	return out
 }

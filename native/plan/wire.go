@@ -9,6 +9,9 @@
 //   - a Seq: a JSON array of encoded values.
 //   - a Scala object or Enumeration value (aggregate mode, eval mode): its name as a string.
 //   - a DataType: {"type": <DataType.json>}.
+//   - a java.lang.Class (StaticInvoke's staticObject): its binary name as a string.
+//   - a connector function (a BoundFunction: ApplyFunctionExpression's ScalarFunction):
+//     {"class": ..., "fields": {"name": name(), "canonicalName": canonicalName() or null}}.
 //   - any other Product (e.g. NumericEvalContext): {"class": ..., "fields": {...}}.
 //   - anything else: {"unsupported": "<class name>"}.
 package plan

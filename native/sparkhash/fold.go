@@ -101,7 +101,7 @@ func Murmur3Fold(t sparktype.Type, col arrow.Array, hashes []int32) error {
 		c.each(func(s, e int) {
 			v, h := c.dec[s:e], hashes[s:e]
 			for i := range h {
-				h[i] = Murmur3Bytes(unscaledBytes(v[i], &scratch), h[i])
+				h[i] = Murmur3Bytes(UnscaledBytes(v[i], &scratch), h[i])
 			}
 		})
 	case sparktype.String, sparktype.Binary:
@@ -168,7 +168,7 @@ func XxHash64Fold(t sparktype.Type, col arrow.Array, hashes []int64) error {
 		c.each(func(s, e int) {
 			v, h := c.dec[s:e], hashes[s:e]
 			for i := range h {
-				h[i] = XXH64Bytes(unscaledBytes(v[i], &scratch), h[i])
+				h[i] = XXH64Bytes(UnscaledBytes(v[i], &scratch), h[i])
 			}
 		})
 	case sparktype.String, sparktype.Binary:
@@ -305,11 +305,12 @@ func doubleBits(d float64) int64 {
 	return int64(math.Float64bits(d))
 }
 
-// unscaledBytes writes Java's BigInteger.toByteArray of the 128-bit unscaled value into scratch and
+// UnscaledBytes writes Java's BigInteger.toByteArray of the 128-bit unscaled value into scratch and
 // returns it: big-endian two's complement in the fewest bytes that keep the sign, i.e.
 // bitLength()/8 + 1 bytes, where bitLength excludes the sign bit (for a negative x it is the
-// bit length of ^x). Zero is one byte {0}.
-func unscaledBytes(n decimal128.Num, scratch *[16]byte) []byte {
+// bit length of ^x). Zero is one byte {0}. Spark hashes these bytes for wide decimals, Iceberg's
+// bucket transform for every decimal.
+func UnscaledBytes(n decimal128.Num, scratch *[16]byte) []byte {
 	hi, lo := uint64(n.HighBits()), n.LowBits()
 	binary.BigEndian.PutUint64(scratch[0:8], hi)
 	binary.BigEndian.PutUint64(scratch[8:16], lo)
@@ -529,7 +530,7 @@ func valueAt(t sparktype.Type, col arrow.Array, row int, scratch *[16]byte) (has
 		if c.precision <= maxLongDigits {
 			return hashInput{shape: shapeLong, long: int64(c.dec[row].LowBits())}, nil
 		}
-		return hashInput{shape: shapeBytes, bytes: unscaledBytes(c.dec[row], scratch)}, nil
+		return hashInput{shape: shapeBytes, bytes: UnscaledBytes(c.dec[row], scratch)}, nil
 	case sparktype.String, sparktype.Binary:
 		return hashInput{shape: shapeBytes, bytes: c.data[c.offs[row]-c.base : c.offs[row+1]-c.base]}, nil
 	}

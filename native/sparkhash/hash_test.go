@@ -206,7 +206,7 @@ func TestUnscaledBytesIsBigIntegerToByteArray(t *testing.T) {
 		if r.Intn(50) == 0 {
 			x.SetInt64(int64(r.Intn(3) - 1))
 		}
-		b := unscaledBytes(decimal128.FromBigInt(x), &scratch)
+		b := UnscaledBytes(decimal128.FromBigInt(x), &scratch)
 		k := 1
 		for {
 			lim := new(big.Int).Lsh(big.NewInt(1), uint(8*k-1))

@@ -74,3 +74,29 @@ func Murmur3Bytes(b []byte, seed int32) int32 {
 	}
 	return int32(m3fmix(h, uint32(n)))
 }
+
+// Murmur3Reference is the reference MurmurHash3_x86_32 of b (Guava's murmur3_32_fixed, which
+// Iceberg's bucket transform uses, spec Appendix B): little-endian 4-byte words, then the 1 to 3
+// trailing bytes packed little-endian, unsigned, into one last word mixed without the h1 round.
+// It differs from Murmur3Bytes only in that tail.
+func Murmur3Reference(b []byte, seed int32) int32 {
+	h := uint32(seed)
+	n := len(b)
+	i := 0
+	for ; i+4 <= n; i += 4 {
+		h = m3mixH1(h, m3mixK1(binary.LittleEndian.Uint32(b[i:])))
+	}
+	var k uint32
+	switch n - i {
+	case 3:
+		k = uint32(b[i+2]) << 16
+		fallthrough
+	case 2:
+		k |= uint32(b[i+1]) << 8
+		fallthrough
+	case 1:
+		k |= uint32(b[i])
+		h ^= m3mixK1(k)
+	}
+	return int32(m3fmix(h, uint32(n)))
+}

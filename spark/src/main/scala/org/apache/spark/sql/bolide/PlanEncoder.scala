@@ -303,6 +303,19 @@ object PlanEncoder {
     case e: scala.Enumeration#Value => g.writeString(e.toString)
     case s: scala.collection.Seq[_] =>
       g.writeStartArray(); s.foreach(writeValue(g, _, input)); g.writeEndArray()
+    // A class (StaticInvoke's staticObject): its binary name.
+    case c: Class[_] => g.writeString(c.getName)
+    // A connector function (ApplyFunctionExpression's ScalarFunction, StaticInvoke's
+    // scalarFunction): its class and names, in the form of a product.
+    case f: org.apache.spark.sql.connector.catalog.functions.BoundFunction =>
+      g.writeStartObject()
+      g.writeStringField("class", f.getClass.getName)
+      g.writeObjectFieldStart("fields")
+      g.writeStringField("name", f.name())
+      g.writeFieldName("canonicalName")
+      try g.writeString(f.canonicalName()) catch { case scala.util.control.NonFatal(_) => g.writeNull() }
+      g.writeEndObject()
+      g.writeEndObject()
     case p: Product if p.productArity == 0 => g.writeString(p.toString)
     case p: Product =>
       g.writeStartObject()
