@@ -9,7 +9,9 @@
 #   scripts/s3-server.sh install       # builds the binary once, prints its path
 #   S3_ACCESS_KEY=k S3_SECRET_KEY=s scripts/s3-server.sh start DIR
 #                                      # serves DIR/data on 127.0.0.1:<free port>, prints the
-#                                      # endpoint (also in DIR/endpoint; pid in DIR/pid, log in DIR/log)
+#                                      # endpoint (also in DIR/endpoint; pid in DIR/pid, log in DIR/log,
+#                                      # object metadata in DIR/meta: sidecar files, not xattrs, so
+#                                      # any file system will do)
 #   scripts/s3-server.sh stop DIR      # stops the server started with DIR
 #
 # The credentials are the gateway's root account; they go to it through its environment, never
@@ -55,7 +57,7 @@ start() {
   : "${S3_ACCESS_KEY:?S3_ACCESS_KEY (the root access key id) is needed}"
   : "${S3_SECRET_KEY:?S3_SECRET_KEY (the root secret key) is needed}"
   install
-  mkdir -p "$dir/data"
+  mkdir -p "$dir/data" "$dir/meta"
   dir=$(cd "$dir" && pwd)
   if [ -f "$dir/pid" ] && kill -0 "$(cat "$dir/pid")" 2>/dev/null; then
     echo "s3-server.sh: a server of $dir runs already (pid $(cat "$dir/pid"))" >&2
@@ -68,7 +70,7 @@ start() {
     port=$((20000 + RANDOM % 40000))
     listening "$port" && continue
     ROOT_ACCESS_KEY_ID=$S3_ACCESS_KEY ROOT_SECRET_ACCESS_KEY=$S3_SECRET_KEY \
-      "$BIN" --port "127.0.0.1:$port" --quiet posix "$dir/data" >"$dir/log" 2>&1 &
+      "$BIN" --port "127.0.0.1:$port" --quiet posix --sidecar "$dir/meta" "$dir/data" >"$dir/log" 2>&1 &
     pid=$!
     for _ in $(seq 100); do
       kill -0 "$pid" 2>/dev/null || break

@@ -76,7 +76,7 @@ func (c Config) String() string {
 	var b strings.Builder
 	b.WriteString("objstore.Config{")
 	if c.Endpoint != "" {
-		fmt.Fprintf(&b, "endpoint %q, ", c.Endpoint)
+		fmt.Fprintf(&b, "endpoint %q, ", redactUserinfo(c.Endpoint))
 	}
 	region := c.Region
 	if region == "" {

@@ -144,14 +144,15 @@ func TestErrorsNeverShowCredentials(t *testing.T) {
 }
 
 func TestScrub(t *testing.T) {
-	in := `Get "https://b.s3.amazonaws.com/k?X-Amz-Credential=AK%2F2020&X-Amz-Signature=abc123&x-id=GetObject": EOF; X-Amz-Security-Token=tok`
+	in := `Get "https://b.s3.amazonaws.com/k?X-Amz-Credential=AK%2F2020&X-Amz-Signature=abc123&x-id=GetObject": EOF; ` +
+		`X-Amz-Security-Token=tok; Get "http://user:pw@host:9000/b/k": refused`
 	got := scrub(in)
-	for _, s := range []string{"abc123", "AK%2F2020", "tok", "x-id"} {
+	for _, s := range []string{"abc123", "AK%2F2020", "tok", "x-id", "pw"} {
 		if strings.Contains(got, s) {
 			t.Errorf("scrub left %q: %s", s, got)
 		}
 	}
-	if !strings.Contains(got, "https://b.s3.amazonaws.com/k") {
+	if !strings.Contains(got, "https://b.s3.amazonaws.com/k") || !strings.Contains(got, "@host:9000/b/k") {
 		t.Errorf("scrub dropped the URL: %s", got)
 	}
 }

@@ -16,7 +16,8 @@ var ErrUnsupportedScheme = errors.New("unsupported location scheme")
 
 // s3Cause wraps an error of the AWS SDK for a message: the SDK's text is kept (the operation, the
 // HTTP status, the S3 error code and request id help whoever reads the log), minus the query
-// string of any URL in it, where a presigned request would carry its signature. The SDK error
+// string of any URL in it, where a presigned request would carry its signature, and any user
+// information (an endpoint written https://user:password@host). The SDK error
 // stays reachable through errors.As, and requests are signed in headers, which no SDK error
 // prints.
 type s3Cause struct{ err error }
@@ -25,12 +26,14 @@ func (e s3Cause) Error() string { return scrub(e.err.Error()) }
 func (e s3Cause) Unwrap() error { return e.err }
 
 var (
-	urlQuery  = regexp.MustCompile(`(https?://[^\s"'?]*)\?[^\s"']*`)
-	amzParams = regexp.MustCompile(`(?i)(X-Amz-(?:Signature|Credential|Security-Token)=)[^&\s"']*`)
+	urlQuery    = regexp.MustCompile(`(https?://[^\s"'?]*)\?[^\s"']*`)
+	urlUserinfo = regexp.MustCompile(`(https?://)[^/\s"'@]*@`)
+	amzParams   = regexp.MustCompile(`(?i)(X-Amz-(?:Signature|Credential|Security-Token)=)[^&\s"']*`)
 )
 
 func scrub(s string) string {
 	s = urlQuery.ReplaceAllString(s, "$1?(query redacted)")
+	s = urlUserinfo.ReplaceAllString(s, "$1(redacted)@")
 	return amzParams.ReplaceAllString(s, "${1}redacted")
 }
 

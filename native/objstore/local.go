@@ -56,6 +56,7 @@ func (l *localFile) ReadAt(p []byte, off int64) (int, error) {
 func (l *localFile) Size() int64         { return l.size }
 func (l *localFile) Name() string        { return l.name }
 func (l *localFile) Prefetch(_, _ int64) {}
+func (l *localFile) WillRead([][2]int64) {}
 
 // Close closes the file; closing twice is harmless.
 func (l *localFile) Close() error {

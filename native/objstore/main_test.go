@@ -82,9 +82,13 @@ func startServer() (func(), error) {
 	if err != nil {
 		return nil, err
 	}
-	data := filepath.Join(dir, "data")
-	if err := os.Mkdir(data, 0o755); err != nil {
-		return nil, err
+	// Object metadata in sidecar files rather than extended attributes, which the gateway would
+	// otherwise require of the file system (tmpfs has them only since Linux 6.6).
+	data, meta := filepath.Join(dir, "data"), filepath.Join(dir, "meta")
+	for _, d := range []string{data, meta} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			return nil, err
+		}
 	}
 	log, err := os.Create(filepath.Join(dir, "log"))
 	if err != nil {
@@ -98,7 +102,7 @@ func startServer() (func(), error) {
 	}
 	addr := l.Addr().String()
 	l.Close()
-	cmd := exec.Command(bin, "--port", addr, "--quiet", "posix", data)
+	cmd := exec.Command(bin, "--port", addr, "--quiet", "posix", "--sidecar", meta, data)
 	cmd.Env = append(os.Environ(), "ROOT_ACCESS_KEY_ID="+testKeyID, "ROOT_SECRET_ACCESS_KEY="+testSecret)
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.SysProcAttr = dieWithParent()

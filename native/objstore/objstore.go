@@ -27,6 +27,12 @@ type File interface {
 	// background (within its readahead budget), a local file ignores it (the OS page cache and its
 	// readahead do that job). Reads of the range then wait for the fetch instead of issuing their own.
 	Prefetch(off, length int64)
+	// WillRead announces byte ranges ({offset, length}) that will be read front to back, all at
+	// once (one reader each, interleaved), and that the bytes around them may not be read: an S3
+	// file then fetches each in as few requests as its readahead budget shared among them allows,
+	// and nothing past their ends. The Parquet reader announces the column chunks of each row
+	// group it decodes. Nothing is fetched yet; a local file ignores it.
+	WillRead(ranges [][2]int64)
 	Close() error
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math/rand"
 	"os"
 	"path/filepath"
 	"strings"
@@ -171,5 +172,61 @@ func TestParquetFromS3Errors(t *testing.T) {
 	}
 	if !errors.Is(last, os.ErrNotExist) || !strings.Contains(last.Error(), loc) {
 		t.Errorf("reading a deleted object: %v, want fs.ErrNotExist naming it", last)
+	}
+}
+
+type wideRow struct {
+	A, B, C, D, E, F, G, H int64
+}
+
+// Many columns read at once share the readahead budget instead of evicting each other's windows:
+// every byte is fetched about once, and only the projected chunks are.
+func TestParquetFromS3ManyStreams(t *testing.T) {
+	needS3(t)
+	smallWindows(t, 16<<10, 1<<20, 1<<20)
+	var buf bytes.Buffer
+	w := pq.NewGenericWriter[wideRow](&buf, pq.PageBufferSize(8<<10))
+	rows := make([]wideRow, 130_000) // about 1 MiB per column, one row group
+	rnd := rand.New(rand.NewSource(1))
+	for i := range rows {
+		rows[i] = wideRow{rnd.Int63(), rnd.Int63(), rnd.Int63(), rnd.Int63(), rnd.Int63(), rnd.Int63(), rnd.Int63(), rnd.Int63()}
+	}
+	if _, err := w.Write(rows); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	loc := put(t, "parquet/wide.parquet", buf.Bytes())
+	for _, names := range [][]string{{"a", "b", "c", "d", "e", "f", "g", "h"}, {"b", "d", "f", "h"}} {
+		spec := &parquet.ScanSpec{}
+		for _, n := range names {
+			spec.Columns = append(spec.Columns, sparktype.Field{Name: n, Type: sparktype.LongType, Nullable: true})
+		}
+		f := mustOpen(t, loc, testConfig())
+		r, err := parquet.OpenReaderAt(f.Name(), f, f.Size(), 0, f.Size(), spec, taskAlloc(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for {
+			b, err := r.Next()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b == nil {
+				break
+			}
+			n += b.NumRows
+			b.Release()
+		}
+		r.Close()
+		s := f.(*s3File)
+		chunks := r.Stats().BytesRead
+		t.Logf("%d columns: %d rows, %d KiB of chunks, %d KiB fetched in %d requests",
+			len(names), n, chunks>>10, s.fetched.Load()>>10, s.requests.Load())
+		if n != len(rows) || s.fetched.Load() > chunks+chunks/50+tailSize {
+			t.Errorf("%d columns: %d rows, %d bytes fetched for %d bytes of chunks", len(names), n, s.fetched.Load(), chunks)
+		}
 	}
 }

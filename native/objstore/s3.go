@@ -243,6 +243,8 @@ func (f *s3File) Prefetch(off, length int64) {
 	}
 }
 
+func (f *s3File) WillRead(ranges [][2]int64) { f.ra.willRead(ranges) }
+
 // loadAll fetches the whole object (a Prefetcher does, for small objects).
 func (f *s3File) loadAll() error { return f.ra.loadAll() }
 

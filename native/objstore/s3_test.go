@@ -309,3 +309,32 @@ func TestS3DeletedWhileOpen(t *testing.T) {
 		t.Errorf("ReadAt of the tail = %v", err)
 	}
 }
+
+// Announced ranges are fetched in one window per run of adjacent ranges, from the run's start
+// whichever range is read first, and nothing past their ends.
+func TestS3WillRead(t *testing.T) {
+	needS3(t)
+	data := randomBytes(1 << 20)
+	f := mustOpen(t, put(t, "willread/obj", data), testConfig())
+	s := f.(*s3File)
+	f.WillRead([][2]int64{{100_000, 300_000}, {400_000, 50_000}, {600_000, 10_000}})
+	read := func(off, n int64) {
+		t.Helper()
+		buf := make([]byte, 4096)
+		for end := off + n; off < end; off += int64(len(buf)) {
+			b := buf[:min(int64(len(buf)), end-off)]
+			if _, err := f.ReadAt(b, off); err != nil || !bytes.Equal(b, data[off:off+int64(len(b))]) {
+				t.Fatalf("ReadAt(%d, %d): %v or bytes differ", len(b), off, err)
+			}
+		}
+	}
+	read(400_000, 50_000) // the second range first
+	read(100_000, 300_000)
+	if r, got := s.requests.Load(), s.fetched.Load()-tailSize; r != 2 || got != 350_000 {
+		t.Errorf("the adjacent ranges: %d requests, %d bytes; want 1 request (after the tail's) of 350000 bytes", r, got)
+	}
+	read(600_000, 10_000) // a range alone: nothing past its end
+	if r, got := s.requests.Load(), s.fetched.Load()-tailSize; r != 3 || got != 360_000 {
+		t.Errorf("a lone range: %d requests, %d bytes in all; want 3 and 360000", r, got)
+	}
+}

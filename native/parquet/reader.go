@@ -191,6 +191,7 @@ func OpenReaderAt(name string, ra io.ReaderAt, size, start, length int64, spec *
 		}
 		r.groups = append(r.groups, i)
 	}
+	announceChunks(ra, r.meta, r.groups, r.cols)
 	return r, nil
 }
 
