@@ -38,8 +38,11 @@ lint:
 	cd native && go vet ./...
 
 # Go unit tests with -race (the allocator's checking mode is on in every test binary), then the
-# pyarrow-written Parquet corpus (scripts/parquet-corpus.sh).
+# pyarrow-written Parquet corpus (scripts/parquet-corpus.sh). native/objstore's tests run a real
+# S3-compatible server (versitygw, scripts/s3-server.sh): it is built first, once, so that its
+# one-time build is not timed as a test (BOLIDE_SKIP_S3=1 skips those tests and the build).
 test-go: lint
+	@if [ "$${BOLIDE_SKIP_S3:-}" != 1 ]; then bash scripts/s3-server.sh install >/dev/null; fi
 	cd native && go test -race -count=1 ./...
 	bash scripts/parquet-corpus.sh
 

@@ -1,7 +1,8 @@
-// Package parquet owns the native Parquet reader: it opens a local file split, maps the file's
-// columns onto Spark's required schema the way Spark's vectorized reader does, skips row groups by
-// their statistics, and decodes pages (through parquet-go's page-level API, never its boxed values)
-// straight into Arrow arrays whose buffers come from the task's allocator.
+// Package parquet owns the native Parquet reader: it opens a file split (a local file, or any
+// io.ReaderAt such as an objstore.File), maps the file's columns onto Spark's required schema the
+// way Spark's vectorized reader does, skips row groups by their statistics, and decodes pages
+// (through parquet-go's page-level API, never its boxed values) straight into Arrow arrays whose
+// buffers come from the task's allocator.
 package parquet
 
 import (
@@ -65,7 +66,7 @@ type Stats struct {
 // Reader reads one split of a Parquet file as Arrow batches.
 type Reader struct {
 	path   string
-	osf    *os.File
+	closer io.Closer // the file Open opened; nil after OpenReaderAt (its caller owns the bytes)
 	file   *pq.File
 	meta   *format.FileMetaData
 	alloc  memory.Allocator
@@ -87,10 +88,7 @@ type Reader struct {
 // Open reads the split [start, start+length) of a local file. A row group belongs to the split
 // that contains its midpoint (Spark's rule: offset of the first page of its first column chunk,
 // dictionary page if any, plus half of the row group's total compressed size).
-func Open(path string, start, length int64, spec *ScanSpec, alloc memory.Allocator) (r *Reader, err error) {
-	if spec == nil {
-		spec = &ScanSpec{}
-	}
+func Open(path string, start, length int64, spec *ScanSpec, alloc memory.Allocator) (*Reader, error) {
 	if alloc == nil {
 		return nil, &FileError{Path: path, Err: errors.New("open: no allocator")}
 	}
@@ -103,6 +101,32 @@ func Open(path string, start, length int64, spec *ScanSpec, alloc memory.Allocat
 		}
 		return nil, &FileError{Path: path, Err: fmt.Errorf("open: %w", err)}
 	}
+	fi, err := osf.Stat()
+	if err != nil {
+		osf.Close()
+		return nil, &FileError{Path: path, Err: fmt.Errorf("open: %w", err)}
+	}
+	r, err := OpenReaderAt(path, pathlessReader{osf}, fi.Size(), start, length, spec, alloc)
+	if err != nil {
+		osf.Close()
+		return nil, err
+	}
+	r.closer = osf
+	return r, nil
+}
+
+// OpenReaderAt reads the split [start, start+length) of the file of size bytes that ra reads
+// (an objstore.File, say); name stands for the file in errors, as the path does for Open. The
+// caller keeps ownership of ra: ra must stay readable until the Reader is closed, and Close does
+// not close it (one opened file can serve several splits, or outlive a Reader that failed).
+// Errors of ra are wrapped, not replaced, so their causes (fs.ErrNotExist) survive.
+func OpenReaderAt(name string, ra io.ReaderAt, size, start, length int64, spec *ScanSpec, alloc memory.Allocator) (r *Reader, err error) {
+	if spec == nil {
+		spec = &ScanSpec{}
+	}
+	if alloc == nil {
+		return nil, &FileError{Path: name, Err: errors.New("open: no allocator")}
+	}
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("corrupt file (%v)", p)
@@ -112,28 +136,23 @@ func Open(path string, start, length int64, spec *ScanSpec, alloc memory.Allocat
 				r.releaseColumns()
 			}
 			r = nil
-			osf.Close()
-			err = &FileError{Path: path, Err: fmt.Errorf("open: %w", err)}
+			err = &FileError{Path: name, Err: fmt.Errorf("open: %w", err)}
 		}
 	}()
-	fi, err := osf.Stat()
-	if err != nil {
-		return nil, err
+	if size < 12 {
+		return nil, fmt.Errorf("%d bytes is too small for a Parquet file", size)
 	}
-	if fi.Size() < 12 {
-		return nil, fmt.Errorf("%d bytes is too small for a Parquet file", fi.Size())
-	}
-	if err := checkTail(osf, fi.Size()); err != nil {
+	if err := checkTail(ra, size); err != nil {
 		return nil, err
 	}
 	// Like parquet-mr (and so Spark), only the trailing magic is checked: Spark reads files whose
 	// leading magic is damaged.
-	f, err := pq.OpenFile(pathlessReader{osf}, fi.Size(), pq.SkipMagicBytes(true),
+	f, err := pq.OpenFile(ra, size, pq.SkipMagicBytes(true),
 		pq.SkipPageIndex(true), pq.SkipBloomFilters(true), pq.ReadBufferSize(64<<10))
 	if err != nil {
 		return nil, err
 	}
-	r = &Reader{path: path, osf: osf, file: f, meta: f.Metadata(), alloc: alloc, rg: -1}
+	r = &Reader{path: name, file: f, meta: f.Metadata(), alloc: alloc, rg: -1}
 	r.batch = spec.BatchSize
 	if r.batch <= 0 {
 		r.batch = DefaultBatchSize
@@ -203,6 +222,7 @@ func Open(path string, start, length int64, spec *ScanSpec, alloc memory.Allocat
 		}
 		r.groups = append(r.groups, i)
 	}
+	announceChunks(ra, r.meta, r.groups, r.cols)
 	return r, nil
 }
 
@@ -351,16 +371,23 @@ func (r *Reader) Close() error {
 	}
 	r.closed = true
 	r.releaseColumns()
-	return r.osf.Close()
+	if r.closer == nil {
+		return nil
+	}
+	return r.closer.Close()
 }
 
 var errEOFInChunk = errors.New("column chunk ended before the row group's row count")
 
 // checkTail checks the trailing magic and the footer length the way parquet-mr does, before
 // parquet-go reads the footer: it would allocate whatever length a damaged tail claims.
-func checkTail(f *os.File, size int64) error {
+func checkTail(ra io.ReaderAt, size int64) error {
 	var tail [8]byte
-	if _, err := (pathlessReader{f}).ReadAt(tail[:], size-8); err != nil {
+	// A ReaderAt may return io.EOF with a full read at the end of the input: only short reads fail.
+	if n, err := ra.ReadAt(tail[:], size-8); n < len(tail) {
+		if err == nil {
+			err = io.ErrUnexpectedEOF
+		}
 		return fmt.Errorf("read the footer length: %w", err)
 	}
 	switch string(tail[4:]) {
