@@ -141,14 +141,3 @@ func TestNameMapping(t *testing.T) {
 		t.Fatalf("bad mapping: %v", err)
 	}
 }
-
-func TestLocalPath(t *testing.T) {
-	for in, want := range map[string]string{"/a/b c": "/a/b c", "file:/a/b%20c": "/a/b c", "file:///a/b": "/a/b"} {
-		if got, err := LocalPath(in); err != nil || got != want {
-			t.Errorf("%s: %q %v", in, got, err)
-		}
-	}
-	if _, err := LocalPath("s3://bucket/key"); err == nil {
-		t.Error("s3 locations are not local")
-	}
-}

@@ -1,9 +1,11 @@
 package iceberg
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -11,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/bolide-dev/bolide/native/columnar"
+	"github.com/bolide-dev/bolide/native/objstore"
 	"github.com/bolide-dev/bolide/native/parquet"
 	"github.com/bolide-dev/bolide/native/plan"
 	"github.com/bolide-dev/bolide/native/sparktype"
@@ -30,6 +33,7 @@ const (
 // output columns with every delete applied.
 type Reader struct {
 	scan      *Scan
+	ctx       context.Context // bounds the object-store reads of the Spark task
 	alloc     memory.Allocator
 	batchSize int
 	mapping   map[string]int32         // the name mapping's top-level names
@@ -42,6 +46,7 @@ type Reader struct {
 
 	// The current task.
 	task     *Task
+	data     objstore.File // the task's data file
 	file     *parquet.Reader
 	srcs     []source
 	fileIdx  []int // per output column, its index among the file's columns (fromFile)
@@ -55,11 +60,11 @@ type Reader struct {
 }
 
 // NewReader prepares a scan's reader; out is the scan's output (Spark's types, in order).
-func NewReader(scan *Scan, out []sparktype.Field, alloc memory.Allocator, batchSize int) (*Reader, error) {
+func NewReader(ctx context.Context, scan *Scan, out []sparktype.Field, alloc memory.Allocator, batchSize int) (*Reader, error) {
 	if len(out) != len(scan.Columns) {
 		return nil, fmt.Errorf("iceberg scan: %d output columns, %d described", len(out), len(scan.Columns))
 	}
-	r := &Reader{scan: scan, alloc: alloc, batchSize: batchSize, fieldType: map[int32]sparktype.Type{},
+	r := &Reader{scan: scan, ctx: ctx, alloc: alloc, batchSize: batchSize, fieldType: map[int32]sparktype.Type{},
 		posFiles: map[string]map[string][]int64{}, eqFiles: map[string]*equalitySet{}}
 	for i := range scan.Columns {
 		scan.Columns[i].Type = out[i].Type
@@ -86,10 +91,13 @@ func NewReader(scan *Scan, out []sparktype.Field, alloc memory.Allocator, batchS
 	return r, nil
 }
 
-// Open starts a task: it opens the data file's split and reads the task's delete files.
-func (r *Reader) Open(t *Task) error {
+// Open starts a task over its data file, already opened (the scan opens data files ahead,
+// concurrently): it reads the task's delete files and opens the file's split. The reader owns
+// data from here on and closes it.
+func (r *Reader) Open(t *Task, data objstore.File) error {
 	r.closeFile()
 	r.task = t
+	r.data = data
 	if t.Format != "PARQUET" {
 		return &parquet.FileError{Path: t.Path, Err: &parquet.UnsupportedError{What: "Iceberg data file in " + t.Format + " format"}}
 	}
@@ -183,16 +191,12 @@ func (r *Reader) Open(t *Task) error {
 			t.Path, positions.sorted[n-1], t.RecordCount)
 	}
 	r.deleted = newCursor(positions)
-	path, err := LocalPath(t.Path)
-	if err != nil {
-		return err
-	}
 	spec := &parquet.ScanSpec{Columns: fields, FieldIDs: ids, IDsByName: r.mapping, BatchSize: r.batchSize,
 		CaseSensitive: true}
 	if ids == nil {
 		spec.FieldIDs = []int32{}
 	}
-	f, err := parquet.Open(path, t.Start, t.Length, spec, r.alloc)
+	f, err := parquet.OpenReaderAt(t.Path, data, data.Size(), t.Start, t.Length, spec, r.alloc)
 	if err != nil {
 		return err
 	}
@@ -338,11 +342,7 @@ func flagColumn(alloc memory.Allocator, flags []bool) arrow.Array {
 // the data file.
 func (r *Reader) positionDeletes(d *DeleteFile, dataPath string) (*Positions, error) {
 	if d.IsDeletionVector() {
-		path, err := LocalPath(d.Path)
-		if err != nil {
-			return nil, err
-		}
-		blob, err := readRange(path, *d.ContentOffset, *d.ContentSize)
+		blob, err := r.readRange(d.Path, *d.ContentOffset, *d.ContentSize)
 		if err != nil {
 			return nil, err
 		}
@@ -377,17 +377,13 @@ var positionFileFields = []sparktype.Field{
 	{Name: "file_path", Type: sparktype.StringType}, {Name: "pos", Type: sparktype.LongType}}
 
 func (r *Reader) readPositionFile(d *DeleteFile) (map[string][]int64, error) {
-	path, err := LocalPath(d.Path)
-	if err != nil {
-		return nil, err
-	}
 	spec := &parquet.ScanSpec{Columns: positionFileFields, FieldIDs: []int32{DeleteFilePathID, DeleteFilePosID},
 		IDsByName: map[string]int32{"file_path": DeleteFilePathID, "pos": DeleteFilePosID}, CaseSensitive: true}
-	f, err := parquet.Open(path, 0, math.MaxInt64, spec, r.alloc)
+	f, closeFile, err := r.openWhole(d.Path, spec)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	defer closeFile()
 	if f.Missing(0) || f.Missing(1) {
 		return nil, errors.New("not a positional delete file: no file_path and pos columns")
 	}
@@ -437,16 +433,12 @@ func (r *Reader) equalityDeletes(d *DeleteFile) (*equalitySet, error) {
 		}
 		fields[i] = sparktype.Field{Name: fmt.Sprintf("_eq_%d", id), Type: t, Nullable: true}
 	}
-	path, err := LocalPath(d.Path)
-	if err != nil {
-		return nil, err
-	}
 	spec := &parquet.ScanSpec{Columns: fields, FieldIDs: d.EqualityIDs, IDsByName: r.mapping, CaseSensitive: true}
-	f, err := parquet.Open(path, 0, math.MaxInt64, spec, r.alloc)
+	f, closeFile, err := r.openWhole(d.Path, spec)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	defer closeFile()
 	for i := range fields {
 		if f.Missing(i) {
 			return nil, fmt.Errorf("the file has no column with field id %d", d.EqualityIDs[i])
@@ -471,10 +463,45 @@ func (r *Reader) equalityDeletes(d *DeleteFile) (*equalitySet, error) {
 	return set, nil
 }
 
+// openWhole opens all of a delete file for reading.
+func (r *Reader) openWhole(loc string, spec *parquet.ScanSpec) (*parquet.Reader, func(), error) {
+	obj, err := objstore.Open(r.ctx, loc, &r.scan.Storage.Config)
+	if err != nil {
+		return nil, nil, &parquet.FileError{Path: loc, Err: fmt.Errorf("open: %w", err)}
+	}
+	f, err := parquet.OpenReaderAt(loc, obj, obj.Size(), 0, math.MaxInt64, spec, r.alloc)
+	if err != nil {
+		obj.Close()
+		return nil, nil, err
+	}
+	return f, func() { f.Close(); obj.Close() }, nil
+}
+
+// readRange reads [off, off+n) of an object (a deletion vector's blob in its Puffin file).
+func (r *Reader) readRange(loc string, off, n int64) ([]byte, error) {
+	obj, err := objstore.Open(r.ctx, loc, &r.scan.Storage.Config)
+	if err != nil {
+		return nil, &parquet.FileError{Path: loc, Err: fmt.Errorf("open: %w", err)}
+	}
+	defer obj.Close()
+	if off < 0 || n < 0 || off+n > obj.Size() {
+		return nil, fmt.Errorf("blob [%d, +%d) lies outside the file (%d bytes)", off, n, obj.Size())
+	}
+	buf := make([]byte, n)
+	if _, err := obj.ReadAt(buf, off); err != nil && !(errors.Is(err, io.EOF) && int64(len(buf)) == n) {
+		return nil, fmt.Errorf("read blob [%d, +%d): %w", off, n, err)
+	}
+	return buf, nil
+}
+
 func (r *Reader) closeFile() {
 	if r.file != nil {
 		_ = r.file.Close()
 		r.file = nil
+	}
+	if r.data != nil {
+		_ = r.data.Close()
+		r.data = nil
 	}
 }
 

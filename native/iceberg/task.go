@@ -9,8 +9,10 @@ package iceberg
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 
+	"github.com/bolide-dev/bolide/native/objstore"
 	"github.com/bolide-dev/bolide/native/sparktype"
 )
 
@@ -59,6 +61,22 @@ type Scan struct {
 	OtherTasks    int          `json:"otherTasks"` // scan tasks that are not FileScanTasks
 	Encrypted     int          `json:"encrypted"`  // files with key metadata
 	CaseSensitive bool         `json:"caseSensitive"`
+	// Storage reaches the table's object store: built from the catalog's s3.* / client.* and
+	// Hadoop's fs.s3a.* properties (the JVM sends only those), it never prints its credentials.
+	Storage Storage `json:"storage"`
+}
+
+// Storage is the object-store configuration of a scan, decoded from its property map.
+type Storage struct{ objstore.Config }
+
+// UnmarshalJSON reads the property map; the map itself is not kept.
+func (s *Storage) UnmarshalJSON(b []byte) error {
+	var props map[string]string
+	if err := json.Unmarshal(b, &props); err != nil {
+		return errors.New("decode the Iceberg scan's storage properties: not a map of strings")
+	}
+	s.Config = objstore.ConfigFromProperties(props)
+	return nil
 }
 
 // Task is one FileScanTask: a byte range of a data file, its constants and its deletes.

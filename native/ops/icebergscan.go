@@ -1,19 +1,26 @@
 package ops
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
+	"strconv"
+	"strings"
 
 	"github.com/bolide-dev/bolide/native/columnar"
 	"github.com/bolide-dev/bolide/native/exec"
 	"github.com/bolide-dev/bolide/native/iceberg"
+	"github.com/bolide-dev/bolide/native/objstore"
 	"github.com/bolide-dev/bolide/native/parquet"
 	"github.com/bolide-dev/bolide/native/sparktype"
 )
 
 // IcebergScan reads the FileScanTasks Iceberg Java planned for this Spark task (after runtime
 // filtering), in their order, with their deletes applied (package iceberg).
+//
+// The task's data files are opened ahead, up to spark.bolide.scan.iceberg.dataFileConcurrencyLimit
+// of them at once (an object store's latency overlaps the decoding of the file before).
 type IcebergScan struct {
 	nodeID string
 	scan   *iceberg.Scan
@@ -23,8 +30,16 @@ type IcebergScan struct {
 	tasks  []iceberg.Task
 	next   int
 	reader *iceberg.Reader
+	files  *objstore.Prefetcher
+	cancel context.CancelFunc
 	open   bool // a task is open in reader
 }
+
+// IcebergConcurrencyKey bounds the data files a task opens ahead.
+const IcebergConcurrencyKey = "spark.bolide.scan.iceberg.dataFileConcurrencyLimit"
+
+// DefaultIcebergConcurrency is its default.
+const DefaultIcebergConcurrency = 4
 
 // NewIcebergScan builds the scan of node nodeID.
 func NewIcebergScan(nodeID string, scan *iceberg.Scan, schema []sparktype.Field) *IcebergScan {
@@ -43,8 +58,28 @@ func (s *IcebergScan) Open(ctx *exec.TaskContext) error {
 	// Each task gets its own copy of the shared description (the reader fills in Spark types).
 	scan := *s.scan
 	scan.Columns = append([]iceberg.Column(nil), s.scan.Columns...)
-	s.reader, err = iceberg.NewReader(&scan, s.schema, ctx.Alloc, ctx.BatchSize())
-	return err
+	var rctx context.Context
+	rctx, s.cancel = context.WithCancel(context.Background())
+	s.reader, err = iceberg.NewReader(rctx, &scan, s.schema, ctx.Alloc, ctx.BatchSize())
+	if err != nil {
+		return err
+	}
+	limit := DefaultIcebergConcurrency
+	if ctx.Conf != nil {
+		if v, ok := ctx.Conf.Settings[IcebergConcurrencyKey]; ok {
+			n, err := strconv.Atoi(strings.TrimSpace(v))
+			if err != nil || n < 1 {
+				return fmt.Errorf("%s must be a positive integer, not %q", IcebergConcurrencyKey, v)
+			}
+			limit = n
+		}
+	}
+	locs := make([]string, len(tasks))
+	for i := range tasks {
+		locs[i] = tasks[i].Path
+	}
+	s.files = objstore.NewPrefetcher(rctx, locs, &s.scan.Storage.Config, objstore.PrefetchOptions{Limit: limit})
+	return nil
 }
 
 func (s *IcebergScan) Next() (*columnar.Batch, error) {
@@ -55,7 +90,11 @@ func (s *IcebergScan) Next() (*columnar.Batch, error) {
 			}
 			t := &s.tasks[s.next]
 			s.next++
-			if err := s.reader.Open(t); err != nil {
+			data, err := s.files.Next()
+			if err != nil {
+				return nil, readError(t.Path, &parquet.FileError{Path: t.Path, Err: fmt.Errorf("open: %w", err)})
+			}
+			if err := s.reader.Open(t, data); err != nil {
 				return nil, readError(t.Path, err)
 			}
 			s.open = true
@@ -95,5 +134,11 @@ func readError(dataFile string, err error) error {
 func (s *IcebergScan) Close() {
 	if s.reader != nil {
 		s.reader.Close()
+	}
+	if s.files != nil {
+		_ = s.files.Close()
+	}
+	if s.cancel != nil {
+		s.cancel()
 	}
 }

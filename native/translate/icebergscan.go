@@ -18,7 +18,7 @@ const IcebergEnabledKey = "spark.bolide.scan.iceberg.enabled"
 
 func init() {
 	Register(Rule{SparkClass: "BatchScanExec", Name: "BolideIcebergScan", ConfKey: "icebergScan",
-		Doc: "Iceberg tables (format v1-v3, Parquet data files on local storage): Iceberg Java " +
+		Doc: "Iceberg tables (format v1-v3, Parquet data files on local storage or S3): Iceberg Java " +
 			"plans, Go reads; projection by field id (schema evolution, name mappings, v3 initial " +
 			"defaults), identity-partition constants, metadata columns _file, _pos, _spec_id and " +
 			"_deleted, positional and equality deletes, v3 deletion vectors",
@@ -74,8 +74,10 @@ func buildIcebergScan(n *plan.Node, _ []exec.Operator, conf *plan.Conf) (exec.Op
 		_ = json.Unmarshal(r, &schemes)
 	}
 	for _, s := range schemes {
-		if s != "file" && s != "" {
-			return nil, fmt.Errorf("Iceberg files on %q storage are not read natively yet (local files only)", s)
+		switch s {
+		case "", "file", "s3", "s3a", "s3n":
+		default:
+			return nil, fmt.Errorf("Iceberg files on %q storage are not read natively yet (local files and S3 are)", s)
 		}
 	}
 	if len(scan.Columns) != len(n.Output) {

@@ -42,6 +42,11 @@ object BolideConf {
     "Read Iceberg tables with the native reader (Iceberg Java still plans the scan). Off, Iceberg " +
       "Java reads them and the native operators above take its batches.")
 
+  val ICEBERG_FILE_CONCURRENCY: Entry = entry("spark.bolide.scan.iceberg.dataFileConcurrencyLimit", "4",
+    "How many data files of its Iceberg tasks a Spark task opens ahead, concurrently (on an object " +
+      "store the latency of the next files overlaps the decoding of the current one). 1 opens them " +
+      "one after another.")
+
   /** Operators with a per-operator switch: spark.bolide.exec.<name>.enabled. */
   val OperatorNames: Seq[String] = Seq(
     "scan", "filter", "project", "hashAggregate", "localLimit", "globalLimit", "collectLimit", "sort",

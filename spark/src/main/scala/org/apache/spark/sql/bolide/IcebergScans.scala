@@ -10,6 +10,7 @@ import scala.util.control.NonFatal
 
 import com.fasterxml.jackson.core.{JsonFactory, JsonGenerator}
 
+import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.connector.read.InputPartition
 import org.apache.spark.sql.execution.datasources.v2.{BatchScanExec, DataSourceRDDPartition}
 import org.apache.spark.sql.types.DataType
@@ -196,9 +197,30 @@ object IcebergScans {
       g.writeArrayFieldStart("deleteFormats"); deleteFormats.foreach(g.writeString); g.writeEndArray()
       g.writeNumberField("otherTasks", other)
       g.writeNumberField("encrypted", encrypted)
+      g.writeObjectFieldStart("storage")
+      storageProperties(table).foreach { case (k, v) => g.writeStringField(k, v) }
+      g.writeEndObject()
       g.writeEndObject()
     }
     (out, schemes.toSeq)
+  }
+
+  /**
+   * What the engine needs to reach the table's object store, as Iceberg Java's own reader would:
+   * the FileIO's properties (a catalog's s3.* and client.* keys) and the Hadoop configuration's
+   * fs.s3a.* keys (spark.hadoop.fs.s3a.* lands there). Only those keys travel; the engine never
+   * prints their values (native/objstore redacts credentials).
+   */
+  private def storageProperties(table: AnyRef): Seq[(String, String)] = {
+    val fromIO = try {
+      call(call(table, "io"), "properties").asInstanceOf[java.util.Map[String, String]].asScala.toSeq
+    } catch { case NonFatal(_) => Nil }
+    val fromHadoop = SparkSession.getActiveSession.toSeq.flatMap { s =>
+      s.sessionState.newHadoopConf().iterator().asScala.map(e => e.getKey -> e.getValue)
+        .filter(_._1.startsWith("fs.s3a.")).toSeq
+    }
+    (fromIO.filter { case (k, _) => k.startsWith("s3.") || k.startsWith("client.") } ++ fromHadoop)
+      .filter(_._2 != null).sortBy(_._1)
   }
 
   // --- per-partition tasks ----------------------------------------------------------------------
