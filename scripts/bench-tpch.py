@@ -565,7 +565,11 @@ def write_summary(args, queries, names, engines, runs, started):
                                   if has_b else "")
               + (f"; Comet {ver['comet']} ({args.jar_name['comet_jar']}, sha256 {args.jar_sha['comet_jar']}…)"
                  if "comet" in names else ""),
-              f"- Data: TPC-H SF {args.sf}, Parquet, {args.data}; queries {args.queries}",
+              (f"- Data: TPC-H SF {args.sf}, Parquet, {args.data}; queries {args.queries}" if args.format == "parquet"
+               else f"- Data: TPC-H SF {args.sf}, Iceberg copies of {args.data} in {args.warehouse} (format v2; "
+                    "lineitem_v2del: v2 with 5% of the rows deleted by positional deletes, lineitem_v3dv: v3, the "
+                    "same rows deleted by deletion vectors; lineitem_parquet: the Parquet files); queries "
+                    f"{args.queries}"),
               f"- Memory budget (same for every engine, vanilla Spark included): JVM heap -Xmx{args.heap}, "
               f"Spark off-heap pool {args.offheap} (spark.memory.offHeap.enabled=true), local[{args.cores}]",
               "- Settings common to all engines: " + ", ".join(f"`{k}={v}`" for k, v in common_confs(args))]

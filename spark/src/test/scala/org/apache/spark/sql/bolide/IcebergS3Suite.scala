@@ -101,7 +101,10 @@ object IcebergS3Suite {
     if (endpoint != null) return
     try {
       endpoint = script("start", server.getAbsolutePath).split("\n").last.trim
-      sys.addShutdownHook(script("stop", server.getAbsolutePath))
+      sys.addShutdownHook {
+        script("stop", server.getAbsolutePath)
+        org.apache.commons.io.FileUtils.deleteQuietly(server)
+      }
       val c = s"spark.sql.catalog.$Catalog"
       Seq(
         c -> "org.apache.iceberg.spark.SparkCatalog",
