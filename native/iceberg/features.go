@@ -47,6 +47,7 @@ func Features() []Feature {
 		{"Parquet data files", true, "ORC and Avro data files stay in Iceberg Java"},
 		{"Local file system (file:, absolute paths)", true, ""},
 		{"S3 and S3-compatible storage (s3:, s3a:, s3n:)", true, "endpoint, path-style access, region and static credentials from the catalog's s3.* / client.* properties or spark.hadoop.fs.s3a.*; data files opened ahead (spark.bolide.scan.iceberg.dataFileConcurrencyLimit)"},
+		{"S3 credentials from the AWS default chain (environment, instance roles, providers)", false, "stays in Iceberg Java for now"},
 		{"Other storage (HDFS, GCS, ADLS)", false, "stays in Iceberg Java for now"},
 		{"Planning (metadata, manifests, pruning, runtime filters)", false, "Iceberg Java on the driver, by design"},
 		{"Projection by field id (add, drop, rename, reorder columns)", true, ""},

@@ -39,6 +39,7 @@ type Reader struct {
 	mapping   map[string]int32         // the name mapping's top-level names
 	fieldType map[int32]sparktype.Type // table fields' Spark types, for equality deletes
 	hasDelCol bool                     // _deleted is projected: deleted rows are flagged, not dropped
+	prune     []parquet.Predicate      // row-group pruning by statistics, on output column names
 
 	// Delete files read so far in this Spark task (a delete file often applies to several tasks).
 	posFiles map[string]map[string][]int64 // delete file -> data file -> positions
@@ -60,11 +61,13 @@ type Reader struct {
 }
 
 // NewReader prepares a scan's reader; out is the scan's output (Spark's types, in order).
-func NewReader(ctx context.Context, scan *Scan, out []sparktype.Field, alloc memory.Allocator, batchSize int) (*Reader, error) {
+// prune are predicates over output columns (by name) that only skip row groups by statistics.
+func NewReader(ctx context.Context, scan *Scan, out []sparktype.Field, alloc memory.Allocator, batchSize int,
+	prune []parquet.Predicate) (*Reader, error) {
 	if len(out) != len(scan.Columns) {
 		return nil, fmt.Errorf("iceberg scan: %d output columns, %d described", len(out), len(scan.Columns))
 	}
-	r := &Reader{scan: scan, ctx: ctx, alloc: alloc, batchSize: batchSize, fieldType: map[int32]sparktype.Type{},
+	r := &Reader{scan: scan, ctx: ctx, alloc: alloc, prune: prune, batchSize: batchSize, fieldType: map[int32]sparktype.Type{},
 		posFiles: map[string]map[string][]int64{}, eqFiles: map[string]*equalitySet{}}
 	for i := range scan.Columns {
 		scan.Columns[i].Type = out[i].Type
@@ -192,7 +195,7 @@ func (r *Reader) Open(t *Task, data objstore.File) error {
 	}
 	r.deleted = newCursor(positions)
 	spec := &parquet.ScanSpec{Columns: fields, FieldIDs: ids, IDsByName: r.mapping, BatchSize: r.batchSize,
-		CaseSensitive: true}
+		CaseSensitive: true, Filters: r.prune}
 	if ids == nil {
 		spec.FieldIDs = []int32{}
 	}

@@ -25,6 +25,7 @@ type IcebergScan struct {
 	nodeID string
 	scan   *iceberg.Scan
 	schema []sparktype.Field
+	prune  []parquet.Predicate
 
 	ctx    *exec.TaskContext
 	tasks  []iceberg.Task
@@ -48,6 +49,10 @@ func NewIcebergScan(nodeID string, scan *iceberg.Scan, schema []sparktype.Field)
 
 func (s *IcebergScan) Schema() []sparktype.Field { return s.schema }
 
+// PruneWith adds predicates that only skip row groups by their statistics (the conjuncts of the
+// filter above the scan): a row group they rule out has no row the filter keeps.
+func (s *IcebergScan) PruneWith(preds []parquet.Predicate) { s.prune = append(s.prune, preds...) }
+
 func (s *IcebergScan) Open(ctx *exec.TaskContext) error {
 	s.ctx = ctx
 	tasks, err := iceberg.ParseTasks(ctx.IcebergTasks[s.nodeID])
@@ -60,7 +65,7 @@ func (s *IcebergScan) Open(ctx *exec.TaskContext) error {
 	scan.Columns = append([]iceberg.Column(nil), s.scan.Columns...)
 	var rctx context.Context
 	rctx, s.cancel = context.WithCancel(context.Background())
-	s.reader, err = iceberg.NewReader(rctx, &scan, s.schema, ctx.Alloc, ctx.BatchSize())
+	s.reader, err = iceberg.NewReader(rctx, &scan, s.schema, ctx.Alloc, ctx.BatchSize(), s.prune)
 	if err != nil {
 		return err
 	}

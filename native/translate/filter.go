@@ -21,5 +21,13 @@ func buildFilter(n *plan.Node, children []exec.Operator, conf *plan.Conf) (exec.
 	if err != nil {
 		return nil, err
 	}
+	// An Iceberg scan right below skips the row groups whose statistics rule the condition out
+	// (Iceberg Java's reader does the same with the residual; Spark's Parquet scan gets such
+	// predicates as its data filters).
+	if g, ok := children[0].(*exec.Guarded); ok {
+		if s, ok := g.Inner.(*ops.IcebergScan); ok {
+			s.PruneWith(pruningPredicates([]*plan.Expr{c}))
+		}
+	}
 	return ops.NewFilter(children[0], cond)
 }
