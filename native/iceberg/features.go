@@ -44,7 +44,7 @@ func RefusedType(t string) (Feature, bool) {
 func Features() []Feature {
 	fs := []Feature{
 		{"Format versions 1, 2 and 3", true, "v4 and later stay in Iceberg Java"},
-		{"Parquet data files", true, "ORC and Avro data files stay in Iceberg Java"},
+		{"Parquet data files", true, "ORC and Avro data files stay in Iceberg Java; a Parquet file whose codec the native decoder lacks (LZ4_RAW, Hadoop LZ4, LZO) is read by Iceberg Java's reader inside the native scan"},
 		{"Local file system (file:, absolute paths)", true, ""},
 		{"S3 and S3-compatible storage (s3:, s3a:, s3n:)", true, "endpoint, path-style access, region and static credentials from the catalog's s3.* / client.* properties or spark.hadoop.fs.s3a.*; data files opened ahead (spark.bolide.scan.iceberg.dataFileConcurrencyLimit)"},
 		{"S3 credentials from the AWS default chain (environment, instance roles, providers)", false, "stays in Iceberg Java for now"},

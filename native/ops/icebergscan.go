@@ -34,6 +34,9 @@ type IcebergScan struct {
 	files  *objstore.Prefetcher
 	cancel context.CancelFunc
 	open   bool // a task is open in reader
+	// fallback reads the current task with Iceberg Java's reader; what names its data file.
+	fallback exec.InputSource
+	what     string
 }
 
 // IcebergConcurrencyKey bounds the data files a task opens ahead.
@@ -87,8 +90,22 @@ func (s *IcebergScan) Open(ctx *exec.TaskContext) error {
 	return nil
 }
 
+// A data file the native reader cannot decode although it is valid (*parquet.UnsupportedError:
+// an LZ4 codec, say) is read by Iceberg Java's own reader, through the task's FileFallback, so the
+// query still answers.
 func (s *IcebergScan) Next() (*columnar.Batch, error) {
 	for {
+		if s.fallback != nil {
+			b, err := s.fallback.Next()
+			if err != nil {
+				return nil, err
+			}
+			if b == nil {
+				s.fallback = nil
+				continue
+			}
+			return conform(b, s.schema, "Iceberg Java's reader of "+s.what)
+		}
 		if !s.open {
 			if s.next >= len(s.tasks) {
 				return nil, nil
@@ -100,6 +117,16 @@ func (s *IcebergScan) Next() (*columnar.Batch, error) {
 				return nil, readError(t.Path, &parquet.FileError{Path: t.Path, Err: fmt.Errorf("open: %w", err)})
 			}
 			if err := s.reader.Open(t, data); err != nil {
+				var unsupported *parquet.UnsupportedError
+				if errors.As(err, &unsupported) && s.ctx.Fallback != nil {
+					s.reader.Close()
+					src, ferr := s.ctx.Fallback.OpenFile(s.nodeID, s.next-1)
+					if ferr != nil {
+						return nil, readError(t.Path, fmt.Errorf("read with Iceberg Java's reader (%v): %w", unsupported, ferr))
+					}
+					s.fallback, s.what = src, t.Path
+					continue
+				}
 				return nil, readError(t.Path, err)
 			}
 			s.open = true

@@ -27,7 +27,14 @@ object BolideBlock {
     val plan = PlanEncoder.encodeBlock(top, inputs, leaves, nodes)
     val scans = leaves.collect { case (id, s: FileSourceScanExec) => (id, s) }
     // Iceberg scans: each partition's FileScanTasks, planned by Iceberg Java after runtime filtering.
-    val icebergScans = leaves.collect { case (id, b: BatchScanExec) => (id, IcebergScans.partitionTasks(b)) }.toSeq
+    val icebergLeaves = leaves.collect { case (id, b: BatchScanExec) => (id, b) }.toSeq
+    val icebergScans = icebergLeaves.map { case (id, b) => (id, IcebergScans.partitionTasks(b)) }
+    // For the files the native reader cannot decode: Iceberg Java's reader of each scan, and each
+    // partition's input partitions (they travel with the task's partition).
+    val icebergReaders = icebergLeaves.map { case (id, b) =>
+      id -> ((b.readerFactory, b.schema))
+    }.toMap
+    val icebergInputs = icebergLeaves.map { case (id, b) => (id, IcebergScans.partitionInputs(b)) }
     // The RDD carries every operator's metrics, not only the top's: the inner nodes never
     // execute, so nobody else would fill theirs.
     val operators = nodes.toSeq.map { case (id, b) =>
@@ -63,7 +70,8 @@ object BolideBlock {
     // A block with neither inputs nor scans has one partition, except an empty relation's, which
     // has none (as Spark's EmptyRelationExec: its parents plan with zero partitions).
     val numPartitions = counts.headOption.getOrElse(if (emptyRelation(top)) 0 else 1)
-    new BolideBlockRDD(sc, plan, conf, blockInputs, inputs.toSeq.map(_.schema), scanParts, icebergScans, readers,
+    new BolideBlockRDD(sc, plan, conf, blockInputs, inputs.toSeq.map(_.schema), scanParts, icebergScans,
+      icebergReaders, icebergInputs, readers,
       BolideConf.BATCH_SIZE.getInt(sqlConf), numPartitions,
       top.schema, top.longMetric("numOutputRows"), top.longMetric("numOutputBatches"),
       top.longMetric("nativeTime"), operators)
@@ -142,7 +150,8 @@ class BolideBlockPartition(
     val index: Int,
     val parents: Seq[Partition],
     val files: Seq[FilePartition],
-    val icebergTasks: Seq[(Int, String)])
+    val icebergTasks: Seq[(Int, String)],
+    val icebergInputs: Seq[(Int, Seq[org.apache.spark.sql.connector.read.InputPartition])])
   extends Partition
 
 class BolideBlockRDD(
@@ -153,6 +162,8 @@ class BolideBlockRDD(
     inputSchemas: Seq[StructType],
     scans: Seq[(Int, Array[FilePartition], StructType)],
     icebergScans: Seq[(Int, Array[String])],
+    icebergReaders: Map[Int, (org.apache.spark.sql.connector.read.PartitionReaderFactory, StructType)],
+    icebergInputs: Seq[(Int, Array[Seq[org.apache.spark.sql.connector.read.InputPartition]])],
     readers: Map[Int, SparkFileReader],
     batchSize: Int,
     numPartitions: Int,
@@ -168,7 +179,7 @@ class BolideBlockRDD(
   override protected def getPartitions: Array[Partition] =
     Array.tabulate[Partition](numPartitions) { i =>
       new BolideBlockPartition(i, inputs.map(_.partitions(i)), scans.map(_._2(i)),
-        icebergScans.map { case (id, tasks) => (id, tasks(i)) })
+        icebergScans.map { case (id, tasks) => (id, tasks(i)) }, icebergInputs.map { case (id, parts) => (id, parts(i)) })
     }
 
   override protected def getPreferredLocations(split: Partition): Seq[String] = {
@@ -210,7 +221,11 @@ class BolideBlockRDD(
       }
     }.toArray
     val reserver = BolideBlock.newReserver(context)
-    val fallback = new BolideFileFallback(readers, files.toMap, batchSize, allocator, owned += _)
+    val icebergFallback = p.icebergInputs.map { case (id, parts) =>
+      val (factory, schema) = icebergReaders(id)
+      id -> IcebergTaskReader(factory, schema, parts)
+    }.toMap
+    val fallback = new BolideFileFallback(readers, files.toMap, batchSize, allocator, owned += _, icebergFallback)
     val handle = try BolideErrors.rethrow(NativeLib.createPlan(request, nativeInputs, reserver, fallback)) catch {
       case t: Throwable =>
         owned.foreach(_.close())

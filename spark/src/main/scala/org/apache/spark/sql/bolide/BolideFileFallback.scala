@@ -40,15 +40,33 @@ object SparkFileReader {
   }
 }
 
-/** The task's fallback: `files(scanId)(i)` is the task's split i of that scan. */
+/**
+ * Iceberg Java's reader of an Iceberg scan's tasks: the scan's reader factory, its output schema,
+ * and this Spark task's input partitions.
+ */
+final case class IcebergTaskReader(
+    factory: org.apache.spark.sql.connector.read.PartitionReaderFactory,
+    schema: StructType,
+    parts: Seq[org.apache.spark.sql.connector.read.InputPartition])
+
+/**
+ * The task's fallback: `files(scanId)(i)` is the task's split i of that scan; for an Iceberg scan,
+ * i numbers its FileScanTasks.
+ */
 class BolideFileFallback(
     readers: Map[Int, SparkFileReader],
     files: Map[Int, Array[PartitionedFile]],
     batchSize: Int,
     allocator: BufferAllocator,
-    own: AutoCloseable => Unit) extends NativeFileFallback {
+    own: AutoCloseable => Unit,
+    iceberg: Map[Int, IcebergTaskReader] = Map.empty) extends NativeFileFallback {
 
-  override def open(scanId: Int, fileIndex: Int): NativeInput = {
+  override def open(scanId: Int, fileIndex: Int): NativeInput = iceberg.get(scanId) match {
+    case Some(r) => new ArrowInput(IcebergScans.readTask(r.factory, r.parts, fileIndex), r.schema, allocator)
+    case None => openFile(scanId, fileIndex)
+  }
+
+  private def openFile(scanId: Int, fileIndex: Int): NativeInput = {
     val reader = readers.getOrElse(scanId,
       throw new IllegalStateException(s"no Spark reader for native scan $scanId"))
     val file = files(scanId)(fileIndex)

@@ -226,12 +226,75 @@ object IcebergScans {
   // --- per-partition tasks ----------------------------------------------------------------------
 
   /** Each Spark partition's FileScanTasks (after runtime filtering), as native/iceberg's JSON. */
-  def partitionTasks(b: BatchScanExec): Array[String] = {
-    val rdd = b.inputRDD
-    rdd.partitions.map {
-      case p: DataSourceRDDPartition => json(g => writeTasks(g, p.inputPartitions))
-      case _ => "[]" // the empty RDD Spark plans when runtime filters leave nothing to read
+  def partitionTasks(b: BatchScanExec): Array[String] = partitionInputs(b).map(p => json(g => writeTasks(g, p)))
+
+  /** Each Spark partition's input partitions (after runtime filtering). */
+  def partitionInputs(b: BatchScanExec): Array[Seq[InputPartition]] =
+    b.inputRDD.partitions.map {
+      case p: DataSourceRDDPartition => p.inputPartitions
+      case _ => Nil // the empty RDD Spark plans when runtime filters leave nothing to read
     }
+
+  /**
+   * Iceberg Java's reader of task `index` of a partition's tasks (numbered as `writeTasks` lists
+   * them), for a file the native reader finds it cannot decode: the input partition it belongs to,
+   * copied with a task group of that task alone, read by the scan's own reader factory.
+   */
+  def readTask(
+      factory: org.apache.spark.sql.connector.read.PartitionReaderFactory,
+      parts: Seq[InputPartition],
+      index: Int): Iterator[org.apache.spark.sql.vectorized.ColumnarBatch] = {
+    val (part, task) = parts.iterator.flatMap(p => fileTasks(Seq(p))._1.map(t => (p, t))).drop(index)
+      .nextOption().getOrElse(throw new IllegalStateException(s"no Iceberg task $index in this partition"))
+    val one = copyWithTask(part, task)
+    if (!factory.supportColumnarReads(one)) {
+      throw new IllegalStateException("Iceberg's reader of this task does not produce batches")
+    }
+    val reader = factory.createColumnarReader(one)
+    new Iterator[org.apache.spark.sql.vectorized.ColumnarBatch] {
+      private var ready = false
+      private var done = false
+      override def hasNext: Boolean = {
+        if (!ready && !done) {
+          if (reader.next()) ready = true else { done = true; reader.close() }
+        }
+        ready
+      }
+      override def next(): org.apache.spark.sql.vectorized.ColumnarBatch = {
+        if (!hasNext) throw new NoSuchElementException
+        ready = false
+        reader.get()
+      }
+    }
+  }
+
+  /** A copy of an input partition (Java serialization: it is Serializable) whose group is one task. */
+  private def copyWithTask(part: InputPartition, task: AnyRef): InputPartition = {
+    val bytes = new java.io.ByteArrayOutputStream()
+    val out = new java.io.ObjectOutputStream(bytes)
+    out.writeObject(part)
+    out.close()
+    val in = new java.io.ObjectInputStream(new java.io.ByteArrayInputStream(bytes.toByteArray)) {
+      override def resolveClass(d: java.io.ObjectStreamClass): Class[_] =
+        Class.forName(d.getName, false, part.getClass.getClassLoader)
+    }
+    val copy = in.readObject().asInstanceOf[InputPartition]
+    val groupClass = Class.forName("org.apache.iceberg.BaseScanTaskGroup", true, part.getClass.getClassLoader)
+    val group = groupClass.getConstructor(classOf[java.util.Collection[_]])
+      .newInstance(java.util.Collections.singletonList(task))
+    val field = {
+      var k: Class[_] = copy.getClass
+      var f: java.lang.reflect.Field = null
+      while (f == null && k != null) {
+        f = k.getDeclaredFields.find(_.getName == "taskGroup").orNull
+        k = k.getSuperclass
+      }
+      if (f == null) throw new NoSuchFieldException(s"${copy.getClass.getName}.taskGroup")
+      f
+    }
+    field.setAccessible(true)
+    field.set(copy, group)
+    copy
   }
 
   private def writeTasks(g: JsonGenerator, parts: Seq[InputPartition]): Unit = {

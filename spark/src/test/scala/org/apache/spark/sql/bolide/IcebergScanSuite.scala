@@ -129,6 +129,15 @@ class IcebergScanSuite extends BolideSuiteBase {
     checkScan(s"SELECT bin, dec, count(*) FROM ${t("wide_parts")} GROUP BY bin, dec")
   }
 
+  @Test def filesTheNativeReaderCannotDecodeAreReadByIcebergJava(): Unit = {
+    // LZ4_RAW pages (which the native Parquet decoder does not take) in some files, zstd in others:
+    // the scan stays native and hands those files' tasks, deletes included, to Iceberg's reader.
+    checkScan(s"SELECT * FROM ${t("lz4")}")
+    checkScan(s"SELECT kind, count(*), sum(id) FROM ${t("lz4")} GROUP BY kind")
+    assertEquals(2L, spark.sql(s"SELECT count(DISTINCT file_path) > 1, count(*) FROM ${t("lz4")}.files")
+      .head().getLong(1).min(2L))
+  }
+
   @Test def copyOnWrite(): Unit = {
     checkScan(s"SELECT * FROM ${t("cow")}")
   }
@@ -340,6 +349,10 @@ object IcebergScanSuite {
         .writeTo(table("wide_parts")).append()
 
       create("orc", "'format-version'='2'", format = "orc")
+      create("lz4", s"'format-version'='2', $mor, 'write.parquet.compression-codec'='lz4_raw'", partitioning = "")
+      sql(s"ALTER TABLE ${table("lz4")} SET TBLPROPERTIES ('write.parquet.compression-codec'='zstd')")
+      sql(s"INSERT INTO ${table("lz4")} SELECT * FROM ${table("v2")} WHERE id < 500")
+      sql(s"DELETE FROM ${table("lz4")} WHERE id % 10 = 3")
       sql(s"DROP TABLE IF EXISTS ${table("nested")}")
       sql(s"CREATE TABLE ${table("nested")} (id BIGINT, st STRUCT<a: INT, b: STRING>, arr ARRAY<INT>) " +
         "USING iceberg TBLPROPERTIES ('format-version'='2')")
