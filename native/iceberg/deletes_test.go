@@ -2,7 +2,9 @@ package iceberg
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
+	"errors"
 	"hash/crc32"
 	"math"
 	"slices"
@@ -13,6 +15,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/bolide-dev/bolide/native/parquet"
+	"github.com/bolide-dev/bolide/native/sparktype"
 )
 
 // dvBlob serializes positions the way the Puffin spec's deletion-vector-v1 lays them out.
@@ -140,4 +145,23 @@ func TestNameMapping(t *testing.T) {
 	if _, err := parseNameMapping(`{`); err == nil || !strings.Contains(err.Error(), "name mapping") {
 		t.Fatalf("bad mapping: %v", err)
 	}
+}
+
+// An equality delete the native reader cannot apply is not an error of the data: Open says so with
+// an UnsupportedError, on which the scan hands the task to Iceberg Java's reader.
+func TestEqualityDeleteOnUnknownFieldIsUnsupported(t *testing.T) {
+	scan := &Scan{Columns: []Column{{Name: "id", ID: 1, IcebergType: "long"}}}
+	r, err := NewReader(context.Background(), scan, []sparktype.Field{{Name: "id", Type: sparktype.LongType}},
+		memory.NewGoAllocator(), 1024, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	task := &Task{Path: "/nowhere/data.parquet", Format: "PARQUET", Deletes: []DeleteFile{
+		{Path: "/nowhere/eq.parquet", Content: "EQUALITY_DELETES", Format: "PARQUET", EqualityIDs: []int32{7}}}}
+	err = r.Open(task, nil)
+	var unsupported *parquet.UnsupportedError
+	if !errors.As(err, &unsupported) || !strings.Contains(err.Error(), "field id 7") {
+		t.Fatalf("want an UnsupportedError naming field 7, got %v", err)
+	}
+	r.Close()
 }

@@ -174,7 +174,7 @@ func (r *Reader) Open(t *Task, data objstore.File) error {
 				if !ok {
 					typ, known := r.fieldType[id]
 					if !known {
-						return fmt.Errorf("iceberg equality delete file %s: field id %d is not a supported top-level field of the table", d.Path, id)
+						return fmt.Errorf("iceberg equality delete file %s: %w", d.Path, unsupportedField(id))
 					}
 					j = len(fields)
 					colOf[id] = j
@@ -359,7 +359,7 @@ func (r *Reader) positionDeletes(d *DeleteFile, dataPath string) (*Positions, er
 		return newPositions(ps), nil
 	}
 	if d.Format != "PARQUET" {
-		return nil, fmt.Errorf("positional delete files in %s format are not read natively", d.Format)
+		return nil, &parquet.UnsupportedError{What: "positional delete files in " + d.Format + " format"}
 	}
 	byData, ok := r.posFiles[d.Path]
 	if !ok {
@@ -423,7 +423,7 @@ func (r *Reader) equalityDeletes(d *DeleteFile) (*equalitySet, error) {
 		return set, nil
 	}
 	if d.Format != "PARQUET" {
-		return nil, fmt.Errorf("equality delete files in %s format are not read natively", d.Format)
+		return nil, &parquet.UnsupportedError{What: "equality delete files in " + d.Format + " format"}
 	}
 	if len(d.EqualityIDs) == 0 {
 		return nil, errors.New("an equality delete file without equality field ids")
@@ -432,7 +432,7 @@ func (r *Reader) equalityDeletes(d *DeleteFile) (*equalitySet, error) {
 	for i, id := range d.EqualityIDs {
 		t, ok := r.fieldType[id]
 		if !ok {
-			return nil, fmt.Errorf("field id %d is not a supported top-level field of the table", id)
+			return nil, unsupportedField(id)
 		}
 		fields[i] = sparktype.Field{Name: fmt.Sprintf("_eq_%d", id), Type: t, Nullable: true}
 	}
@@ -464,6 +464,14 @@ func (r *Reader) equalityDeletes(d *DeleteFile) (*equalitySet, error) {
 	}
 	r.eqFiles[d.Path] = set
 	return set, nil
+}
+
+// unsupportedField: an equality delete on a field the native reader cannot compare (nested, of a
+// type it does not read, or gone from the table's schema). It is not an error of the data: the
+// scan has Iceberg Java read that task instead.
+func unsupportedField(id int32) error {
+	return &parquet.UnsupportedError{What: fmt.Sprintf(
+		"an equality delete on field id %d, which is not a top-level field of a type read natively", id)}
 }
 
 // openWhole opens all of a delete file for reading.
