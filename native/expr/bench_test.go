@@ -94,3 +94,55 @@ func BenchmarkEqualToColumns(b *testing.B) {
 func BenchmarkCastIntToDecimal(b *testing.B) {
 	benchEval(b, castJSON(col(0, "long"), "decimal(20,2)", "ANSI"), benchInt64(benchRows, false))
 }
+
+// BenchmarkFilterQ6 is TPC-H Q6's predicate (date range, decimal BETWEEN, decimal <) over one
+// batch of lineitem-like values: "column" evaluates it into a boolean column and selects its true
+// rows (the filter before selections), "select" narrows a selection conjunct by conjunct.
+func BenchmarkFilterQ6(b *testing.B) {
+	alloc := memory.NewTaskAllocator(nil)
+	ship := array.NewDate32Builder(alloc)
+	disc := array.NewDecimal128Builder(alloc, &arrow.Decimal128Type{Precision: 15, Scale: 2})
+	qty := array.NewDecimal128Builder(alloc, &arrow.Decimal128Type{Precision: 15, Scale: 2})
+	for i := 0; i < benchRows; i++ {
+		ship.Append(arrow.Date32(8036 + (i*7919)%2526)) // 1992-01-02 .. 1998-12-01
+		disc.Append(decimal128.FromI64(int64((i * 31) % 11)))
+		qty.Append(decimal128.FromI64(int64(100 + (i*17)%5000)))
+	}
+	cols := []arrow.Array{ship.NewArray(), disc.NewArray(), qty.NewArray()}
+	defer func() {
+		for _, c := range cols {
+			c.Release()
+		}
+	}()
+	d := func(u string) string { return litDec(u, 15, 2) }
+	js := and(and(and(and(cmpJSON("GreaterThanOrEqual", col(0, "date"), lit("date", "8766")),
+		cmpJSON("LessThan", col(0, "date"), lit("date", "9131"))),
+		cmpJSON("GreaterThanOrEqual", col(1, "decimal(15,2)"), d("5"))),
+		cmpJSON("LessThanOrEqual", col(1, "decimal(15,2)"), d("7"))),
+		cmpJSON("LessThan", col(2, "decimal(15,2)"), d("2400")))
+	e := mustTranslate(b, js)
+	bt := columnar.NewBatch(cols, benchRows)
+	ctx := newCtx()
+	b.Run("column", func(b *testing.B) {
+		var sel []int32
+		for i := 0; i < b.N; i++ {
+			p, err := e.Eval(ctx, bt)
+			if err != nil {
+				b.Fatal(err)
+			}
+			sel = columnar.SelectTrue(p.(*array.Boolean), sel)
+			p.Release()
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchRows), "ns/row")
+	})
+	b.Run("select", func(b *testing.B) {
+		var sel []int32
+		var err error
+		for i := 0; i < b.N; i++ {
+			if sel, err = Select(ctx, bt, e, sel); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchRows), "ns/row")
+	})
+}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/bolide-dev/bolide/native/columnar"
 	"github.com/bolide-dev/bolide/native/exec"
@@ -12,8 +11,9 @@ import (
 	"github.com/bolide-dev/bolide/native/sparktype"
 )
 
-// Filter keeps the rows where a boolean predicate is true. A batch that passes whole is forwarded
-// as is; otherwise the surviving rows are gathered once (compaction) by a typed take.
+// Filter keeps the rows where a boolean predicate is true. The predicate narrows a selection
+// vector conjunct by conjunct (expr.Select); a batch that passes whole is forwarded as is,
+// otherwise the surviving rows are gathered once (compaction) by a typed take.
 type Filter struct {
 	child exec.Operator
 	cond  expr.Expr
@@ -55,16 +55,11 @@ func (f *Filter) Next() (*columnar.Batch, error) {
 // apply consumes b; it returns nil when no row survives.
 func (f *Filter) apply(b *columnar.Batch) (*columnar.Batch, error) {
 	defer b.Release()
-	p, err := f.cond.Eval(f.ctx, b)
+	sel, err := expr.Select(f.ctx, b, f.cond, f.sel)
 	if err != nil {
 		return nil, err
 	}
-	defer p.Release()
-	pred, ok := p.(*array.Boolean)
-	if !ok {
-		return nil, fmt.Errorf("filter condition %s produced %s", f.cond, p.DataType())
-	}
-	f.sel = columnar.SelectTrue(pred, f.sel)
+	f.sel = sel
 	switch len(f.sel) {
 	case 0:
 		return nil, nil
