@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"math"
 	"math/big"
 	"math/bits"
 	"strings"
@@ -326,7 +327,53 @@ func (d *decOp) apply(s *decScratch, x, y decimal128.Num) (decimal128.Num, bool)
 			return v, true
 		}
 	}
+	if d.op == opMul {
+		if v, fits, ok := d.mulSmall(x, y); ok {
+			return v, fits
+		}
+	}
 	return d.applyBig(s, x, y)
+}
+
+// mulSmall multiplies when both unscaled values and their product fit an int64 (a product of
+// TPC-H prices and rates does, whatever the declared precisions): a product of at most 19
+// digits is not rounded by MathContext(38), so only toPrecision's HALF_UP rescale and range
+// check remain, done in 64 bits. ok is false when the values are too large for this path.
+func (d *decOp) mulSmall(x, y decimal128.Num) (v decimal128.Num, fits, ok bool) {
+	a, oka := i64(x)
+	b, okb := i64(y)
+	if !oka || !okb {
+		return v, false, false
+	}
+	ua, ub := uint64(a), uint64(b)
+	if a < 0 {
+		ua = -ua
+	}
+	if b < 0 {
+		ub = -ub
+	}
+	hi, lo := bits.Mul64(ua, ub)
+	if hi != 0 || lo > math.MaxInt64 {
+		return v, false, false
+	}
+	p := int64(lo)
+	if (a < 0) != (b < 0) {
+		p = -p
+	}
+	vs := d.s1 + d.s2
+	switch {
+	case vs > d.rs:
+		if vs-d.rs > 18 {
+			return v, false, false
+		}
+		p = roundI64(p, vs-d.rs)
+	case vs < d.rs:
+		if d.rs-vs > 18 || !fitsI64Precision(p, 18-(d.rs-vs)) {
+			return v, false, false
+		}
+		p *= int64(pow10u64[d.rs-vs])
+	}
+	return decimal128.FromI64(p), fitsI64Precision(p, d.rp), true
 }
 
 // exact computes the value Spark holds before toPrecision into s.x at scale s.xs.

@@ -1,8 +1,14 @@
 package expr
 
 import (
+	"math"
+	"math/rand"
 	"strings"
 	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+
+	"github.com/bolide-dev/bolide/native/sparktype"
 )
 
 func TestDecimalArithmetic(t *testing.T) {
@@ -108,5 +114,57 @@ func TestDecimalHelpers(t *testing.T) {
 		if got := plainString(u, c.s); got != c.want {
 			t.Errorf("plainString(%s, %d) = %s, want %s", c.u, c.s, got, c.want)
 		}
+	}
+}
+
+// TestDecimalMulSmallMatchesBig: the 64-bit multiplication path gives exactly what the big.Int
+// path (Spark's BigDecimal arithmetic) gives, overflow included, for result types that round
+// (scale reduced), keep or raise the scale, near the int64 limits and with mixed signs.
+func TestDecimalMulSmallMatchesBig(t *testing.T) {
+	types := [][3]sparktype.Type{
+		{sparktype.DecimalOf(32, 4), sparktype.DecimalOf(16, 2), sparktype.DecimalOf(38, 6)}, // TPC-H Q1
+		{sparktype.DecimalOf(38, 10), sparktype.DecimalOf(38, 10), sparktype.DecimalOf(38, 6)},
+		{sparktype.DecimalOf(38, 18), sparktype.DecimalOf(38, 18), sparktype.DecimalOf(38, 0)},
+		{sparktype.DecimalOf(20, 2), sparktype.DecimalOf(20, 0), sparktype.DecimalOf(38, 4)},
+		{sparktype.DecimalOf(25, 5), sparktype.DecimalOf(25, 5), sparktype.DecimalOf(20, 3)},
+		{sparktype.DecimalOf(38, 0), sparktype.DecimalOf(38, 0), sparktype.DecimalOf(38, 0)},
+		{sparktype.DecimalOf(20, 2), sparktype.DecimalOf(20, 2), sparktype.DecimalOf(12, 2)}, // overflows
+	}
+	r := rand.New(rand.NewSource(7))
+	edge := []int64{0, 1, -1, 5, -5, 50, 499999, 500000, math.MaxInt64, math.MinInt64, math.MaxInt64 / 3, 3037000499, 3037000500, -3037000500, 999999999999999999}
+	pick := func() int64 {
+		switch r.Intn(4) {
+		case 0:
+			return edge[r.Intn(len(edge))]
+		case 1:
+			return r.Int63n(2_000_000_000) - 1_000_000_000
+		case 2:
+			return r.Int63() >> uint(r.Intn(63))
+		}
+		return -(r.Int63() >> uint(r.Intn(63)))
+	}
+	var s decScratch
+	checked := 0
+	for _, ty := range types {
+		d, err := newDecOp(opMul, ty[0], ty[1], ty[2])
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < 20000; i++ {
+			x, y := decimal128.FromI64(pick()), decimal128.FromI64(pick())
+			got, gfits, ok := d.mulSmall(x, y)
+			if !ok {
+				continue
+			}
+			checked++
+			want, wfits := d.applyBig(&s, x, y)
+			if gfits != wfits || (wfits && got != want) {
+				t.Fatalf("%s * %s -> %s: %v * %v = %v (fits %v), big path %v (fits %v)", ty[0], ty[1], ty[2],
+					x.BigInt(), y.BigInt(), got.BigInt(), gfits, want.BigInt(), wfits)
+			}
+		}
+	}
+	if checked < 50000 {
+		t.Fatalf("only %d products took the 64-bit path", checked)
 	}
 }
