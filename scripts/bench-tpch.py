@@ -9,7 +9,8 @@ Spark's warm-up answer (same canonical rendering: rows sorted unless the query o
 doubles to ~1e-9 relative); a wrong answer is reported as correct=false and gets no time.
 
 Writes into --out: results.csv, summary.md, chart.png, shuffle-bytes.csv (the exact bytes behind
-summary.md's shuffle MB columns), logs/<engine>.log (the JVM's log and the executed plans),
+summary.md's shuffle MB columns), task-times.csv (each run's summed task run time and task-thread
+CPU: summary.md's task table), logs/<engine>.log (the JVM's log and the executed plans),
 answers/<engine>/ (canonical answers).
 """
 import argparse
@@ -184,7 +185,8 @@ class Engine:
             return {"error": kv.get("message", line)}
         return {"seconds": float(kv["seconds"]), "rows": int(kv["rows"]), "hash": kv["hash"],
                 "ordered": kv.get("ordered") == "true", "fallbacks": kv.get("fallbacks", ""),
-                "operators": kv.get("operators", ""), "shuffle_bytes": int(kv.get("shuffleBytes", "0") or 0)}
+                "operators": kv.get("operators", ""), "shuffle_bytes": int(kv.get("shuffleBytes", "0") or 0),
+                "task_s": int(kv.get("taskMs", "0") or 0) / 1e3, "task_cpu_s": int(kv.get("taskCpuMs", "0") or 0) / 1e3}
 
     def stop(self, kill=False):
         if self.proc is None:
@@ -396,6 +398,7 @@ def main():
 
     write_csv(args, queries, names, runs)
     write_shuffle_csv(args, queries, names, runs)
+    write_task_csv(args, queries, names, runs)
     md = write_summary(args, queries, names, engines, runs, started)
     write_chart(args, queries, names, runs)
     print(md)
@@ -457,6 +460,19 @@ def write_csv(args, queries, names, runs):
                                 "" if ok is None else str(ok).lower()])
 
 
+def write_task_csv(args, queries, names, runs):
+    """Per run: the sum of the query's task run times and task-thread CPU (summary.md's task table)."""
+    with open(os.path.join(args.out, "task-times.csv"), "w", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(["query", "engine", "iteration", "task_seconds", "task_cpu_seconds"])
+        for q in queries:
+            for n in names:
+                for i in range(1, args.iter + 1):
+                    r = runs[(q, n, str(i))]
+                    if "task_s" in r:
+                        w.writerow([q, n, i, f"{r['task_s']:.3f}", f"{r['task_cpu_s']:.3f}"])
+
+
 def write_shuffle_csv(args, queries, names, runs):
     """Shuffle bytes written per query and engine in the warm-up run (what summary.md shows in MB),
     exact: on small scale factors the MB round to 0.000 and hide which engine writes more."""
@@ -465,6 +481,32 @@ def write_shuffle_csv(args, queries, names, runs):
         w.writerow(["query"] + names)
         for q in queries:
             w.writerow([q] + [runs[(q, n, "warmup")].get("shuffle_bytes", "") for n in names])
+
+
+def task_time_section(args, queries, names, runs):
+    """Executor busy time per query: the sum of the run times of the query's tasks (median over the
+    timed iterations), i.e. the wall clock without the driver's fixed cost of planning and
+    scheduling, which dominates short queries; and the task threads' CPU (an engine's work on
+    threads of its own, such as background readers, is not in it)."""
+    def med(q, n, key):
+        rs = [runs[(q, n, str(i))] for i in range(1, args.iter + 1)]
+        if any("error" in r or r.get("correct") is False or key not in r for r in rs):
+            return None
+        return statistics.median(r[key] for r in rs)
+    cols = [f"{n} task s" for n in names] + [f"{n} task CPU s" for n in names]
+    if "bolide" in names and "spark" in names:
+        cols.append("spark/bolide (task s)")
+    out = ["## Task time (executors' busy time, without planning and scheduling)", "",
+           "Sum of the run times (executorRunTime) of each query's tasks, and of their task threads' CPU "
+           "(executorCpuTime), median over the timed iterations. Ratios > 1 mean Bolide is faster.", "",
+           "| query | " + " | ".join(cols) + " |", "|---" * (1 + len(cols)) + "|"]
+    for q in queries:
+        row = [fmt(med(q, n, "task_s")) for n in names] + [fmt(med(q, n, "task_cpu_s")) for n in names]
+        if "bolide" in names and "spark" in names:
+            s, b = med(q, "spark", "task_s"), med(q, "bolide", "task_s")
+            row.append(fmt(s / b, 2) if s and b else "")
+        out.append(f"| {q} | " + " | ".join(row) + " |")
+    return out + [""]
 
 
 def write_summary(args, queries, names, engines, runs, started):
@@ -547,6 +589,8 @@ def write_summary(args, queries, names, engines, runs, started):
         ok = [q for q in queries if med[(q, n)] is not None]
         own.append(f"{n}: {sum(med[(q, n)] for q in ok):.3f} s over {len(ok)} correct queries")
     lines += ["Totals per engine over its own correct queries: " + "; ".join(own) + ".", ""]
+
+    lines += task_time_section(args, queries, names, runs)
 
     lines += ["## Peak RSS (VmHWM of each engine's JVM over the whole run)", "",
               "| engine | peak RSS (MiB) | JVM starts |", "|---|---|---|"]

@@ -192,6 +192,8 @@ object TpchBenchDriver {
     val answerIdx = stmts.lastIndexWhere(isAnswer)
     require(answerIdx >= 0, s"$file has no SELECT statement")
     shuffleBytes.set(0)
+    taskRunMs.set(0)
+    taskCpuNs.set(0)
     val t0 = System.nanoTime()
     var answerDf: DataFrame = null
     var rows: Array[Row] = null
@@ -230,16 +232,28 @@ object TpchBenchDriver {
     }
     val fb = if (prefix.isEmpty) "" else fallbacks.toString
     s"@@RESULT query=$query tag=$tag seconds=${"%.6f".format(seconds)} rows=${rows.length} hash=$hash " +
-      s"ordered=$ordered fallbacks=$fb operators=$operators shuffleBytes=${shuffleBytes.get()}"
+      s"ordered=$ordered fallbacks=$fb operators=$operators shuffleBytes=${shuffleBytes.get()} " +
+      s"taskMs=${taskRunMs.get()} taskCpuMs=${taskCpuNs.get() / 1000000}"
   }
 
   /** Shuffle bytes written by the tasks of the query running (all its statements). */
   private val shuffleBytes = new AtomicLong()
+  /**
+   * The query's tasks: the sum of their run times (executorRunTime, ms: the executors' busy time,
+   * without the driver's planning and scheduling) and of their task threads' CPU (executorCpuTime;
+   * work an engine does on threads of its own is not in it).
+   */
+  private val taskRunMs = new AtomicLong()
+  private val taskCpuNs = new AtomicLong()
 
   def countShuffleBytes(spark: SparkSession): Unit =
     spark.sparkContext.addSparkListener(new SparkListener {
       override def onTaskEnd(e: SparkListenerTaskEnd): Unit =
-        if (e.taskMetrics != null) shuffleBytes.addAndGet(e.taskMetrics.shuffleWriteMetrics.bytesWritten)
+        if (e.taskMetrics != null) {
+          shuffleBytes.addAndGet(e.taskMetrics.shuffleWriteMetrics.bytesWritten)
+          taskRunMs.addAndGet(e.taskMetrics.executorRunTime)
+          taskCpuNs.addAndGet(e.taskMetrics.executorCpuTime)
+        }
     })
 
   /** True when the query's result order is defined (a global sort under projections and limits). */
