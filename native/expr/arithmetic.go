@@ -452,7 +452,19 @@ func decKernel(e *arith, k *kernelArgs) (arrow.Array, error) {
 	obuf, out := newFixed[decimal128.Num](k.alloc, k.n)
 	d := e.dec
 	s := &decScratch{}
-	for i := range out {
+	start := 0
+	if e.op == opMul && k.vbuf == nil {
+		// No null operand: products of 64-bit values in a tight loop until the first row that
+		// needs the general path (a wide value, an overflow), which continues from there.
+		for ; start < len(out); start++ {
+			r, fits, ok := d.mulSmall(a[start&am], b[start&bm])
+			if !ok || !fits {
+				break
+			}
+			out[start] = r
+		}
+	}
+	for i := start; i < len(out); i++ {
 		out[i] = decimal128.Num{}
 		if !k.rowValid(i) {
 			continue

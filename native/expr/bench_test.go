@@ -69,6 +69,7 @@ func BenchmarkMultiplyDecimal(b *testing.B) {
 		{"decimal(12,2)", "decimal(5,2)", "decimal(18,4)"},  // int64 path (TPC-H price * discount)
 		{"decimal(20,2)", "decimal(18,2)", "decimal(38,4)"}, // 128-bit path
 		{"decimal(20,2)", "decimal(20,2)", "decimal(38,4)"}, // big.Int path (MathContext rounding)
+		{"decimal(32,4)", "decimal(16,2)", "decimal(38,6)"}, // TPC-H Q1's price*(1-disc)*(1+tax): 64-bit values
 	} {
 		b.Run(c.lt+"*"+c.rt, func(b *testing.B) {
 			var p1, s1, p2, s2 int32

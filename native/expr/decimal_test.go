@@ -1,7 +1,9 @@
 package expr
 
 import (
+	"fmt"
 	"math"
+	"math/big"
 	"math/rand"
 	"strings"
 	"testing"
@@ -166,5 +168,47 @@ func TestDecimalMulSmallMatchesBig(t *testing.T) {
 	}
 	if checked < 50000 {
 		t.Fatalf("only %d products took the 64-bit path", checked)
+	}
+}
+
+// TestDecimalMultiplyKernelMixedRows: the kernel's 64-bit loop hands over to the general loop at
+// the first wide or overflowing row; every row still equals the big.Int result (null on
+// overflow, LEGACY), with and without nulls.
+func TestDecimalMultiplyKernelMixedRows(t *testing.T) {
+	r := rand.New(rand.NewSource(3))
+	for _, nulls := range []bool{false, true} {
+		var l, rr []any
+		var want []string
+		d, err := newDecOp(opMul, sparktype.DecimalOf(38, 2), sparktype.DecimalOf(38, 2), sparktype.DecimalOf(30, 4))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s decScratch
+		for i := 0; i < 500; i++ {
+			x := decimal128.FromI64(r.Int63n(2_000_000) - 1_000_000)
+			y := decimal128.FromI64(r.Int63n(2_000_000) - 1_000_000)
+			switch r.Intn(10) {
+			case 0: // wide value: beyond 64 bits
+				x = x.Mul(decimal128.GetScaleMultiplier(20))
+			case 1: // product beyond decimal(30,4): null
+				x = decimal128.FromI64(r.Int63n(1 << 62))
+				y = decimal128.FromI64(1 << 40)
+			}
+			if nulls && r.Intn(8) == 0 {
+				l, rr, want = append(l, nil), append(rr, x.BigInt().String()), append(want, "null")
+				continue
+			}
+			l, rr = append(l, x.BigInt().String()), append(rr, y.BigInt().String())
+			v, fits := d.applyBig(&s, x, y)
+			if !fits {
+				want = append(want, "null")
+				continue
+			}
+			var b big.Int
+			want = append(want, plainString(numToBig(&b, v), 4))
+		}
+		got, err := run(t, arithJSON("Multiply", "decimal(30,4)", "LEGACY", col(0, "decimal(38,2)"), col(1, "decimal(38,2)")),
+			column(t, "decimal(38,2)", l...), column(t, "decimal(38,2)", rr...))
+		expectRows(t, fmt.Sprintf("mixed rows (nulls %v)", nulls), got, err, want...)
 	}
 }
