@@ -37,8 +37,9 @@ func Select(ctx *exec.TaskContext, b *columnar.Batch, pred Expr, dst []int32) ([
 }
 
 // narrow keeps the rows of sel (every row of b when all) where e is true. It writes them to dst,
-// which is at least as long as the input selection and may be sel itself: the k-th output is
-// written after the k-th input has been read.
+// which is at least as long as the input selection and may be sel itself (the k-th output is
+// written after the k-th input has been read), or returns sel itself when every row is kept; it
+// never writes into sel otherwise.
 func narrow(ctx *exec.TaskContext, b *columnar.Batch, e Expr, sel []int32, all bool, dst []int32) ([]int32, error) {
 	if !all && len(sel) == 0 {
 		return sel, nil
@@ -50,7 +51,11 @@ func narrow(ctx *exec.TaskContext, b *columnar.Batch, e Expr, sel []int32, all b
 			if err != nil || len(s) == 0 {
 				return s, err
 			}
-			return narrow(ctx, b, x.right, s, false, s)
+			// Into dst, not s: s is the caller's sel when the left side kept every row.
+			return narrow(ctx, b, x.right, s, false, dst)
+		}
+		if !x.and {
+			return narrowOr(ctx, b, x, sel, all, dst)
 		}
 	case *isNull:
 		if !mayFail(x.child) {
@@ -64,6 +69,50 @@ func narrow(ctx *exec.TaskContext, b *columnar.Batch, e Expr, sel []int32, all b
 		}
 	}
 	return narrowEval(ctx, b, e, sel, all, dst)
+}
+
+// narrowOr keeps the rows where the left side is true, plus those of the others (left false or
+// null: exactly the rows on which Spark's Or evaluates its right side) where the right side is
+// true; the two increasing lists are merged.
+func narrowOr(ctx *exec.TaskContext, b *columnar.Batch, e *logic, sel []int32, all bool, dst []int32) ([]int32, error) {
+	n := b.NumRows
+	in := sel
+	if all {
+		in = allRows(make([]int32, n), n)
+	}
+	left, err := narrow(ctx, b, e.left, in, false, make([]int32, len(in)))
+	if err != nil {
+		return nil, err
+	}
+	if len(left) == len(in) {
+		return append(dst[:0], in...), nil
+	}
+	rest := make([]int32, 0, len(in)-len(left))
+	j := 0
+	for _, i := range in {
+		if j < len(left) && left[j] == i {
+			j++
+			continue
+		}
+		rest = append(rest, i)
+	}
+	right, err := narrow(ctx, b, e.right, rest, false, rest)
+	if err != nil {
+		return nil, err
+	}
+	out := dst[:0]
+	li, ri := 0, 0
+	for li < len(left) && ri < len(right) {
+		if left[li] < right[ri] {
+			out = append(out, left[li])
+			li++
+		} else {
+			out = append(out, right[ri])
+			ri++
+		}
+	}
+	out = append(out, left[li:]...)
+	return append(out, right[ri:]...), nil
 }
 
 // narrowEval evaluates e as a boolean column and keeps the selected rows where it is true. An

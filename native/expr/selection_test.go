@@ -129,6 +129,8 @@ func TestSelectMatchesColumnEvaluation(t *testing.T) {
 			checkSelect(t, and(and(x, y), z), b)
 			checkSelect(t, and(x, or(y, z)), b)
 			checkSelect(t, and(node("Not", "boolean", "child", x), y), b)
+			checkSelect(t, or(x, y), b)
+			checkSelect(t, or(and(x, y), or(z, x)), b)
 		}
 	}
 	// An empty batch and a batch without columns.
@@ -155,6 +157,13 @@ func TestSelectKeepsShortCircuitErrors(t *testing.T) {
 	ctx := newCtx()
 	_, err := Select(ctx, b, mustTranslate(t, nullLeft), nil)
 	expectSparkError(t, "divide by zero under a null left", err, "DIVIDE_BY_ZERO", nil)
+	// Or evaluates its right side where the left is not true: an error there, none where the
+	// left is true on the zero-divisor rows.
+	checkSelect(t, or(cmpJSON("EqualTo", col(3, "integer"), litInt(0)), gt(quotient)), b)
+	orErr := or(cmpJSON("GreaterThan", col(3, "integer"), litInt(0)), gt(quotient))
+	checkSelect(t, orErr, b)
+	_, err = Select(ctx, b, mustTranslate(t, orErr), nil)
+	expectSparkError(t, "divide by zero under a false left of Or", err, "DIVIDE_BY_ZERO", nil)
 	// The same under an enclosing conjunction whose left is true everywhere.
 	_, err = Select(ctx, b, mustTranslate(t, and(node("IsNotNull", "boolean", "child", col(1, "decimal(10,2)")), nullLeft)), nil)
 	expectSparkError(t, "divide by zero, nested", err, "DIVIDE_BY_ZERO", nil)
