@@ -41,6 +41,12 @@ func Take(alloc memory.Allocator, arr arrow.Array, sel []int32) (arrow.Array, er
 		return takeBinary(alloc, a, a.ValueOffsets(), a.ValueBytes(), sel), nil
 	case *array.Null:
 		return array.NewNull(len(sel)), nil
+	case *array.Struct:
+		return takeStruct(alloc, a, sel)
+	case *array.Map:
+		return takeList(alloc, a, listOffsets(a), a.ListValues(), sel)
+	case *array.List:
+		return takeList(alloc, a, listOffsets(a), a.ListValues(), sel)
 	}
 	return nil, fmt.Errorf("take: unsupported array type %s", arr.DataType())
 }
