@@ -267,6 +267,8 @@ func newDecoder(cv conv, dt arrow.DataType, up int32) decoder {
 		return &bytesDecoder{dt: dt}
 	case cvFLBABytes:
 		return &bytesDecoder{dt: dt, fixed: true}
+	case cvUUID:
+		return &uuidDecoder{raw: bytesDecoder{dt: arrow.BinaryTypes.Binary, fixed: true}}
 	case cvI32:
 		return &fixedDecoder[int32]{dt: dt, conv: convCopy[int32]}
 	case cvI32toI8:

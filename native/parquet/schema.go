@@ -269,6 +269,7 @@ const (
 	cvBytes     // BYTE_ARRAY -> string / binary
 	cvFLBABytes // FIXED_LEN_BYTE_ARRAY -> binary
 	cvNested    // a struct, array or map column (nested.go)
+	cvUUID      // Iceberg's uuid: FIXED_LEN_BYTE_ARRAY(16) -> canonical string (uuid.go)
 )
 
 // lookupTop finds a top-level field by name. ok is false when absent; an error when the name is
@@ -361,6 +362,9 @@ func planColumn(s *fileSchema, f sparktype.Field, caseSensitive bool, id int32, 
 		return nil, mismatch(t.desc)
 	}
 	cv, up, ok := conversion(t.leaf, f.Type)
+	if byID && f.Type.Kind == sparktype.String && isUUID(t.leaf) {
+		cv, ok = cvUUID, true // Iceberg's uuid (uuid.go)
+	}
 	if !ok {
 		return nil, mismatch(t.leaf.phys.String())
 	}
