@@ -95,3 +95,32 @@ func TestGatherNested(t *testing.T) {
 		}
 	}
 }
+
+// Compact removes offsets below the top level too: a struct whose child is a slice.
+func TestCompactNestedOffsets(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	vals := array.NewInt32Builder(mem)
+	vals.AppendValues([]int32{1, 2, 3, 4, 5}, nil)
+	full := vals.NewArray()
+	vals.Release()
+	child := array.NewSlice(full, 2, 5)
+	full.Release()
+	st, err := array.NewStructArray([]arrow.Array{child}, []string{"x"})
+	child.Release()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Release()
+	if st.Data().Offset() != 0 || st.Data().Children()[0].Offset() != 2 {
+		t.Fatalf("fixture: offsets %d/%d", st.Data().Offset(), st.Data().Children()[0].Offset())
+	}
+	c, err := Compact(mem, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Release()
+	if c.Data().Children()[0].Offset() != 0 || !array.Equal(c, st) {
+		t.Fatalf("compact: %v (child offset %d), want %v", c, c.Data().Children()[0].Offset(), st)
+	}
+}

@@ -61,16 +61,10 @@ func buildFileScan(n *plan.Node, _ []exec.Operator, _ *plan.Conf) (exec.Operator
 		return nil, fmt.Errorf("scan output has %d columns, expected %d data + %d partition columns",
 			len(n.Output), len(data), len(parts))
 	}
-	// The Parquet reader assembles nested columns (structs, arrays, maps), but batches with nested
-	// vectors fail Arrow Java's C Data import into the JVM's VectorSchemaRoot ("should have as
-	// many children as in the schema: found 0"), so the scan leaves them to Spark until the JVM
-	// side imports them.
+	// Data columns may be nested (structs, arrays, maps of readable types): the Parquet reader
+	// assembles them; operators above decide whether they accept them.
 	for _, f := range data {
-		if f.Type.Nested() {
-			return nil, fmt.Errorf("column %s of nested type %s is not read natively yet (the JVM import "+
-				"of nested Arrow batches is not ready)", f.Name, f.Type)
-		}
-		if !f.Type.Supported() {
+		if !f.Type.Readable() {
 			return nil, fmt.Errorf("column %s of type %s is not supported natively", f.Name, f.Type)
 		}
 	}
