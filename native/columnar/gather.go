@@ -66,6 +66,10 @@ func Gather(alloc memory.Allocator, srcs []arrow.Array, refs []RowRef) (arrow.Ar
 		return gatherBinary(alloc, srcs, refs)
 	case *array.Null:
 		return array.NewNull(len(refs)), nil
+	case *array.Struct:
+		return gatherStruct(alloc, srcs, refs)
+	case *array.List, *array.Map:
+		return gatherList(alloc, srcs, refs)
 	}
 	return nil, fmt.Errorf("gather: unsupported array type %s", dt)
 }

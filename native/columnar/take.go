@@ -41,6 +41,12 @@ func Take(alloc memory.Allocator, arr arrow.Array, sel []int32) (arrow.Array, er
 		return takeBinary(alloc, a, a.ValueOffsets(), a.ValueBytes(), sel), nil
 	case *array.Null:
 		return array.NewNull(len(sel)), nil
+	case *array.Struct:
+		return takeStruct(alloc, a, sel)
+	case *array.Map:
+		return takeList(alloc, a, listOffsets(a), a.ListValues(), sel)
+	case *array.List:
+		return takeList(alloc, a, listOffsets(a), a.ListValues(), sel)
 	}
 	return nil, fmt.Errorf("take: unsupported array type %s", arr.DataType())
 }
@@ -158,11 +164,12 @@ func SelectTrue(pred *array.Boolean, sel []int32) []int32 {
 	return sel
 }
 
-// Compact returns arr with a zero offset: arr itself (retained) when it already starts at its
-// buffers' beginning, else a copy. Arrow Java's C Data import does not accept offsets, so sliced
-// columns are compacted before they cross to the JVM.
+// Compact returns arr with zero offsets at every level: arr itself (retained) when it and all its
+// children already start at their buffers' beginning, else a copy. Arrow Java's C Data import does
+// not accept offsets, so sliced columns (and nested columns whose children are slices) are
+// compacted before they cross to the JVM.
 func Compact(alloc memory.Allocator, arr arrow.Array) (arrow.Array, error) {
-	if arr.Data().Offset() == 0 {
+	if !hasOffset(arr.Data()) {
 		arr.Retain()
 		return arr, nil
 	}
@@ -171,4 +178,17 @@ func Compact(alloc memory.Allocator, arr arrow.Array) (arrow.Array, error) {
 		sel[i] = int32(i)
 	}
 	return Take(alloc, arr, sel)
+}
+
+// hasOffset reports whether d or any of its descendants starts at a nonzero offset.
+func hasOffset(d arrow.ArrayData) bool {
+	if d.Offset() != 0 {
+		return true
+	}
+	for _, c := range d.Children() {
+		if hasOffset(c) {
+			return true
+		}
+	}
+	return false
 }

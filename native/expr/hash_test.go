@@ -141,9 +141,9 @@ func TestHashLiteralArguments(t *testing.T) {
 
 func TestHashRefusals(t *testing.T) {
 	arr := `{"class":"` + pkg + `AttributeReference","dataType":{"type":"array","elementType":"integer","containsNull":true},"nullable":true,"fields":{},"ordinal":0,"name":"a"}`
-	expectRefused(t, "array", hashJSON("Murmur3Hash", 42, col(0, "integer"), arr), "hash of array is not supported natively")
+	expectRefused(t, "array", hashJSON("Murmur3Hash", 42, col(0, "integer"), arr), "hash of array<int> is not supported natively")
 	st := `{"class":"` + pkg + `AttributeReference","dataType":{"type":"struct","fields":[]},"nullable":true,"fields":{},"ordinal":0,"name":"s"}`
-	expectRefused(t, "struct", hashJSON("XxHash64", 42, st), "xxhash64 of struct is not supported natively")
+	expectRefused(t, "struct", hashJSON("XxHash64", 42, st), "xxhash64 of struct<> is not supported natively")
 	expectRefused(t, "collated", hashJSON("Murmur3Hash", 42, col(0, "string collate UTF8_LCASE")), "hash of string collate UTF8_LCASE")
 	expectRefused(t, "interval", hashJSON("Murmur3Hash", 42, col(0, "interval day to second")), "not supported natively")
 	expectRefused(t, "unsupported child", hashJSON("Murmur3Hash", 42, node("Sha1", "string", "child", col(0, "binary"))), "Sha1 is not supported")

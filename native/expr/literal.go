@@ -40,7 +40,7 @@ func translateLiteral(e *plan.Expr, _ *plan.Conf) (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	if t.Kind == sparktype.Unsupported {
+	if t.Kind == sparktype.Unsupported || t.Nested() {
 		return nil, unsupported("literal of type %s is not supported natively", t)
 	}
 	raw, err := e.Raw("value")

@@ -44,7 +44,8 @@ type cursor struct {
 	vals  rawVals
 	idx   []int32 // dictionary indexes, when the page is dictionary-encoded
 	dict  pq.Dictionary
-	bools *rleBools // BOOLEAN columns: decodes the values of RLE pages (see rleBools)
+	bools *rleBools    // BOOLEAN columns: decodes the values of RLE pages (see rleBools)
+	nest  *levelStream // a leaf of a nested column: levels and slots (nested.go)
 }
 
 func (c *cursor) start(pages pq.Pages) {
@@ -94,6 +95,9 @@ func (c *cursor) load() error {
 			}
 		}
 		n := int(p.NumRows())
+		if c.nest != nil {
+			n = int(p.NumValues())
+		}
 		if n <= 0 {
 			pq.Release(p)
 			continue
@@ -101,7 +105,11 @@ func (c *cursor) load() error {
 		c.page = p
 		c.nrows, c.row, c.val = n, 0, 0
 		c.def = nil
-		if c.maxDef > 0 {
+		if c.nest != nil {
+			if err := c.nest.page(c, p); err != nil {
+				return err
+			}
+		} else if c.maxDef > 0 {
 			c.def = p.DefinitionLevels()
 			if len(c.def) != n {
 				return fmt.Errorf("page has %d rows but %d definition levels: %w", n, len(c.def), pq.ErrCorrupted)
@@ -204,6 +212,7 @@ type column struct {
 	up    int32 // decimals: the power of ten widening multiplies by (see widen.go)
 	cur   cursor
 	dec   decoder
+	nest  *nestedColumn // a struct, array or map column (nested.go)
 }
 
 func (c *column) init() {
@@ -223,9 +232,17 @@ func (c *column) start(fc *pq.FileColumnChunk, md *format.ColumnMetaData) {
 	}
 }
 
-func (c *column) stop() { c.cur.stop() }
+func (c *column) stop() {
+	c.cur.stop()
+	if c.nest != nil {
+		c.nest.stop()
+	}
+}
 
 func (c *column) releaseScratch() {
+	if c.nest != nil {
+		c.nest.releaseScratch()
+	}
 	if c.dec != nil {
 		c.dec.release()
 	}
@@ -233,6 +250,9 @@ func (c *column) releaseScratch() {
 }
 
 func (c *column) read(n int, mem memory.Allocator) (arrow.Array, error) {
+	if c.nest != nil {
+		return c.nest.read(n, mem)
+	}
 	if c.leaf == nil {
 		return array.MakeArrayOfNull(mem, c.dt, n), nil
 	}
@@ -247,6 +267,8 @@ func newDecoder(cv conv, dt arrow.DataType, up int32) decoder {
 		return &bytesDecoder{dt: dt}
 	case cvFLBABytes:
 		return &bytesDecoder{dt: dt, fixed: true}
+	case cvUUID:
+		return &uuidDecoder{raw: bytesDecoder{dt: arrow.BinaryTypes.Binary, fixed: true}}
 	case cvI32:
 		return &fixedDecoder[int32]{dt: dt, conv: convCopy[int32]}
 	case cvI32toI8:

@@ -190,7 +190,7 @@ func OpenReaderAt(name string, ra io.ReaderAt, size, start, length int64, spec *
 		}
 		r.cols = append(r.cols, c)
 	}
-	if err := checkSupported(r.meta, r.cols); err != nil {
+	if err := checkSupported(r.meta, withNested(r.cols)); err != nil {
 		return nil, err
 	}
 	preds, err := planPredicates(schema, spec.Filters, spec.Columns, spec.CaseSensitive, spec.FieldIDs)
@@ -222,7 +222,7 @@ func OpenReaderAt(name string, ra io.ReaderAt, size, start, length int64, spec *
 		}
 		r.groups = append(r.groups, i)
 	}
-	announceChunks(ra, r.meta, r.groups, r.cols)
+	announceChunks(ra, r.meta, r.groups, withNested(r.cols))
 	return r, nil
 }
 
@@ -326,6 +326,12 @@ func (r *Reader) startRowGroup(i int) error {
 	chunks := r.file.RowGroups()[i].ColumnChunks()
 	r.rg = i
 	for _, c := range r.cols {
+		if c.nest != nil {
+			if err := c.nest.start(r, i); err != nil {
+				return err
+			}
+			continue
+		}
 		if c.leaf == nil {
 			continue
 		}

@@ -62,6 +62,8 @@ type topField struct {
 type fileSchema struct {
 	top       []topField
 	numLeaves int
+	els       []format.SchemaElement // the whole schema, for nested columns (nested.go)
+	nodes     []*pnode               // the top-level fields as trees, parsed when needed
 }
 
 func readSchema(meta *format.FileMetaData) (*fileSchema, error) {
@@ -69,7 +71,7 @@ func readSchema(meta *format.FileMetaData) (*fileSchema, error) {
 	if len(els) == 0 {
 		return nil, fmt.Errorf("the file has no schema")
 	}
-	s := &fileSchema{}
+	s := &fileSchema{els: els}
 	pos := 1
 	nchild := 0
 	if els[0].NumChildren.Valid {
@@ -266,6 +268,8 @@ const (
 	cvDateToNTZ // INT32 DATE -> TIMESTAMP_NTZ micros
 	cvBytes     // BYTE_ARRAY -> string / binary
 	cvFLBABytes // FIXED_LEN_BYTE_ARRAY -> binary
+	cvNested    // a struct, array or map column (nested.go)
+	cvUUID      // Iceberg's uuid: FIXED_LEN_BYTE_ARRAY(16) -> canonical string (uuid.go)
 )
 
 // lookupTop finds a top-level field by name. ok is false when absent; an error when the name is
@@ -327,6 +331,9 @@ func lookupID(s *fileSchema, id int32) (*topField, bool, error) {
 }
 
 func planColumn(s *fileSchema, f sparktype.Field, caseSensitive bool, id int32, byID bool) (*column, error) {
+	if f.Type.Nested() {
+		return planNested(s, f, caseSensitive, id, byID)
+	}
 	dt := f.Type.Arrow()
 	if dt == nil || !f.Type.Supported() {
 		return nil, fmt.Errorf("column %s: Spark type %s is not supported by the native Parquet reader", f.Name, f.Type)
@@ -355,6 +362,9 @@ func planColumn(s *fileSchema, f sparktype.Field, caseSensitive bool, id int32, 
 		return nil, mismatch(t.desc)
 	}
 	cv, up, ok := conversion(t.leaf, f.Type)
+	if byID && f.Type.Kind == sparktype.String && isUUID(t.leaf) {
+		cv, ok = cvUUID, true // Iceberg's uuid (uuid.go)
+	}
 	if !ok {
 		return nil, mismatch(t.leaf.phys.String())
 	}

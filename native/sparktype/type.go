@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 )
@@ -31,6 +32,12 @@ const (
 	Date
 	Timestamp    // microseconds since the epoch, UTC; shown in the session time zone
 	TimestampNTZ // microseconds, wall clock without a zone
+	// The nested types. They are never Supported (no operator computes on them); scans read them
+	// (Readable) and operators that only move rows (filter, limit, project of a column) pass them
+	// through when they say so.
+	Struct
+	Array
+	Map
 )
 
 // MaxDecimalPrecision is Spark's DecimalType.MAX_PRECISION.
@@ -43,6 +50,16 @@ type Type struct {
 	Precision int32
 	Scale     int32
 	Name      string
+	// nest describes a struct, array or map (nil otherwise). A pointer keeps Type comparable.
+	nest *nested
+}
+
+// nested is the shape of a nested type.
+type nested struct {
+	fields       []Field // Struct
+	elem         Type    // Array: element; Map: key
+	value        Type    // Map
+	containsNull bool    // Array: containsNull; Map: valueContainsNull
 }
 
 var (
@@ -91,17 +108,129 @@ func Parse(raw json.RawMessage) (Type, error) {
 		return Type{Kind: Unsupported, Name: s}, nil
 	}
 	var obj struct {
-		Type string `json:"type"`
+		Type              string          `json:"type"`
+		Fields            []jsonField     `json:"fields"`
+		ElementType       json.RawMessage `json:"elementType"`
+		ContainsNull      bool            `json:"containsNull"`
+		KeyType           json.RawMessage `json:"keyType"`
+		ValueType         json.RawMessage `json:"valueType"`
+		ValueContainsNull bool            `json:"valueContainsNull"`
 	}
 	if err := json.Unmarshal(raw, &obj); err != nil {
 		return Type{}, fmt.Errorf("parse Spark data type %s: %w", string(raw), err)
 	}
+	switch obj.Type {
+	case "struct":
+		fs := make([]Field, len(obj.Fields))
+		for i, f := range obj.Fields {
+			t, err := Parse(f.Type)
+			if err != nil {
+				return Type{}, err
+			}
+			fs[i] = Field{Name: f.Name, Type: t, Nullable: f.Nullable}
+		}
+		return StructOf(fs...), nil
+	case "array":
+		e, err := Parse(obj.ElementType)
+		if err != nil {
+			return Type{}, err
+		}
+		return ArrayOf(e, obj.ContainsNull), nil
+	case "map":
+		k, err := Parse(obj.KeyType)
+		if err != nil {
+			return Type{}, err
+		}
+		v, err := Parse(obj.ValueType)
+		if err != nil {
+			return Type{}, err
+		}
+		return MapOf(k, v, obj.ValueContainsNull), nil
+	}
 	return Type{Kind: Unsupported, Name: obj.Type}, nil
 }
 
-// Supported reports whether columns of this type can live in native batches.
+type jsonField struct {
+	Name     string          `json:"name"`
+	Type     json.RawMessage `json:"type"`
+	Nullable bool            `json:"nullable"`
+}
+
+// StructOf returns struct<fields>.
+func StructOf(fields ...Field) Type {
+	var b strings.Builder
+	b.WriteString("struct<")
+	for i, f := range fields {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(f.Name + ":" + f.Type.CatalogString())
+	}
+	b.WriteByte('>')
+	return Type{Kind: Struct, Name: b.String(), nest: &nested{fields: fields}}
+}
+
+// ArrayOf returns array<elem>.
+func ArrayOf(elem Type, containsNull bool) Type {
+	return Type{Kind: Array, Name: "array<" + elem.CatalogString() + ">", nest: &nested{elem: elem, containsNull: containsNull}}
+}
+
+// MapOf returns map<key,value>.
+func MapOf(key, value Type, valueContainsNull bool) Type {
+	return Type{Kind: Map, Name: "map<" + key.CatalogString() + "," + value.CatalogString() + ">",
+		nest: &nested{elem: key, value: value, containsNull: valueContainsNull}}
+}
+
+// Nested reports whether t is a struct, an array or a map.
+func (t Type) Nested() bool { return t.Kind == Struct || t.Kind == Array || t.Kind == Map }
+
+// Fields are the fields of a struct (nil for other types).
+func (t Type) Fields() []Field {
+	if t.Kind != Struct {
+		return nil
+	}
+	return t.nest.fields
+}
+
+// Elem is the element type of an array and whether elements may be null.
+func (t Type) Elem() (Type, bool) {
+	if t.Kind != Array {
+		return Type{}, false
+	}
+	return t.nest.elem, t.nest.containsNull
+}
+
+// KeyValue is the key and value types of a map and whether values may be null.
+func (t Type) KeyValue() (key, value Type, valueContainsNull bool) {
+	if t.Kind != Map {
+		return Type{}, Type{}, false
+	}
+	return t.nest.elem, t.nest.value, t.nest.containsNull
+}
+
+// Supported reports whether operators can compute on columns of this type: the atomic types.
+// Nested types are not Supported (see Readable).
 func (t Type) Supported() bool {
-	return t.Kind != Unsupported && t.Kind != Null
+	return t.Kind != Unsupported && t.Kind != Null && !t.Nested()
+}
+
+// Readable reports whether a scan can produce columns of this type natively: a Supported type,
+// or a nested type made of Readable types. Only operators that say so accept the nested ones.
+func (t Type) Readable() bool {
+	switch t.Kind {
+	case Struct:
+		for _, f := range t.nest.fields {
+			if !f.Type.Readable() {
+				return false
+			}
+		}
+		return true
+	case Array:
+		return t.nest.elem.Readable()
+	case Map:
+		return t.nest.elem.Readable() && t.nest.value.Readable()
+	}
+	return t.Supported()
 }
 
 func (t Type) String() string { return t.Name }
@@ -134,8 +263,22 @@ func (t Type) IsNumeric() bool { return t.IsIntegral() || t.IsFloating() || t.Ki
 
 // Equal compares kinds and, for decimals, precision and scale.
 func (t Type) Equal(o Type) bool {
-	return t.Kind == o.Kind && t.Precision == o.Precision && t.Scale == o.Scale &&
-		(t.Kind != Unsupported || t.Name == o.Name)
+	if t.Kind != o.Kind || t.Precision != o.Precision || t.Scale != o.Scale || t.Kind == Unsupported && t.Name != o.Name {
+		return false
+	}
+	if !t.Nested() {
+		return true
+	}
+	a, b := t.nest, o.nest
+	if a.containsNull != b.containsNull || !a.elem.Equal(b.elem) || !a.value.Equal(b.value) || len(a.fields) != len(b.fields) {
+		return false
+	}
+	for i := range a.fields {
+		if a.fields[i].Name != b.fields[i].Name || a.fields[i].Nullable != b.fields[i].Nullable || !a.fields[i].Type.Equal(b.fields[i].Type) {
+			return false
+		}
+	}
+	return true
 }
 
 // TimestampArrowType is the Arrow type of Spark's TIMESTAMP. The zone only tags the column: the
@@ -176,6 +319,29 @@ func (t Type) Arrow() arrow.DataType {
 		return TimestampNTZArrowType
 	case Null:
 		return arrow.Null
+	case Struct:
+		fs := make([]arrow.Field, len(t.nest.fields))
+		for i, f := range t.nest.fields {
+			if fs[i].Type = f.Type.Arrow(); fs[i].Type == nil {
+				return nil
+			}
+			fs[i].Name, fs[i].Nullable = f.Name, f.Nullable
+		}
+		return arrow.StructOf(fs...)
+	case Array:
+		e := t.nest.elem.Arrow()
+		if e == nil {
+			return nil
+		}
+		return arrow.ListOfField(arrow.Field{Name: "element", Type: e, Nullable: t.nest.containsNull})
+	case Map:
+		k, v := t.nest.elem.Arrow(), t.nest.value.Arrow()
+		if k == nil || v == nil {
+			return nil
+		}
+		m := arrow.MapOf(k, v)
+		m.SetItemNullable(t.nest.containsNull)
+		return m
 	}
 	return nil
 }

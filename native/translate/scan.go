@@ -61,7 +61,14 @@ func buildFileScan(n *plan.Node, _ []exec.Operator, _ *plan.Conf) (exec.Operator
 		return nil, fmt.Errorf("scan output has %d columns, expected %d data + %d partition columns",
 			len(n.Output), len(data), len(parts))
 	}
-	for _, f := range append(append([]sparktype.Field{}, data...), parts...) {
+	// Data columns may be nested (structs, arrays, maps of readable types): the Parquet reader
+	// assembles them; operators above decide whether they accept them.
+	for _, f := range data {
+		if !f.Type.Readable() {
+			return nil, fmt.Errorf("column %s of type %s is not supported natively", f.Name, f.Type)
+		}
+	}
+	for _, f := range parts {
 		if !f.Type.Supported() {
 			return nil, fmt.Errorf("column %s of type %s is not supported natively", f.Name, f.Type)
 		}

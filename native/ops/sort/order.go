@@ -130,7 +130,7 @@ func checkOperator(what string, child []sparktype.Field, orders []Order) error {
 		}
 	}
 	for _, f := range child {
-		if f.Type.Kind == sparktype.Unsupported {
+		if f.Type.Kind == sparktype.Unsupported || f.Type.Nested() {
 			return refuse("%s of a column %s of type %s is not supported natively", what, f.Name, f.Type)
 		}
 	}

@@ -298,7 +298,7 @@ func TestDecodeOrders(t *testing.T) {
 		{sortOrderJSON(columnExpr(0, "string collate UTF8_LCASE"), "Ascending", ""),
 			"sorting by c0 of type string collate UTF8_LCASE is not supported natively"},
 		{sortOrderJSON(`{"class":"`+cat+`AttributeReference","dataType":{"type":"array","elementType":"long","containsNull":true},"nullable":true,"fields":{},"ordinal":0,"name":"xs"}`, "Ascending", ""),
-			"sorting by xs of type array is not supported natively"},
+			"sorting by xs of type array<bigint> is not supported natively"},
 		{sortOrderJSON(`{"class":"`+cat+`Upper","dataType":"string","nullable":true,"fields":{"child":`+columnExpr(0, "string")+`}}`, "Ascending", ""),
 			"expression Upper is not supported natively"},
 	} {

@@ -5,11 +5,33 @@ import scala.util.control.NonFatal
 
 import org.apache.arrow.c.{ArrowArray, ArrowSchema, Data}
 import org.apache.arrow.memory.BufferAllocator
-import org.apache.arrow.vector.VectorSchemaRoot
+import org.apache.arrow.vector.{FieldVector, VectorSchemaRoot}
+import org.apache.arrow.vector.complex.StructVector
 
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.execution.metric.SQLMetric
 import org.apache.spark.sql.vectorized.{ArrowColumnVector, ColumnVector, ColumnarBatch}
+
+object NativeBatchIterator {
+  /** The column vector over one vector of the reused root. */
+  private def column(v: FieldVector): ColumnVector = v match {
+    case s: StructVector => new ReusedStructColumnVector(s)
+    case _ => new ArrowColumnVector(v)
+  }
+}
+
+/**
+ * A struct column of the reused root. Spark's ColumnarToRow calls `closeIfFreeable` after every
+ * batch, and closing an Arrow StructVector drops its child vectors (and ArrowColumnVector its
+ * child columns), so the next batch could not be imported into the root ("should have as many
+ * children as in the schema: found 0"). Here closing only releases the batch's buffers; the
+ * vectors stay, and the root closes them when the task ends. (Lists and maps keep their children
+ * when closed; their element structs are cleared, not closed.)
+ */
+private[bolide] final class ReusedStructColumnVector(v: StructVector) extends ArrowColumnVector(v) {
+  override def closeIfFreeable(): Unit = v.clear()
+  override def close(): Unit = v.clear()
+}
 
 /**
  * The output of a native block in one task: each `hasNext` asks Go for one batch (one JNI
@@ -40,7 +62,7 @@ class NativeBatchIterator(
   }
 
   private val batch = new ColumnarBatch(
-    root.getFieldVectors.asScala.map(v => new ArrowColumnVector(v): ColumnVector).toArray)
+    root.getFieldVectors.asScala.map(NativeBatchIterator.column).toArray)
 
   override def hasNext: Boolean = {
     if (!pending && !finished) fetch()
