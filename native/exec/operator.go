@@ -54,6 +54,9 @@ type TaskContext struct {
 	// Fallback reads a file split with Spark's own reader, for the files the native reader finds
 	// it cannot decode (an unsupported codec, say); nil when there is none (unit tests).
 	Fallback FileFallback
+	// Spill creates the task's spill files in Spark's local directories and removes those left
+	// when the task closes; nil in unit tests (operators then use the temporary directory).
+	Spill *memory.SpillFiles
 	// Meter counts and times the block's operators for their Spark nodes' metrics; nil leaves
 	// them untimed (planning, unit tests).
 	Meter *Meter
