@@ -429,6 +429,9 @@ func (h *HashAggregate) Open(ctx *exec.TaskContext) error {
 	}
 	h.st = &stream{ctx: ctx}
 	h.st.cur = h.newRun(0)
+	if len(h.keys) > 0 {
+		ctx.Spillers = append(ctx.Spillers, h)
+	}
 	return nil
 }
 
@@ -449,7 +452,16 @@ func (h *HashAggregate) Next() (*columnar.Batch, error) {
 				lo := st.pos
 				hi := min(n, lo+st.ctx.BatchSize())
 				st.pos = hi
-				return h.emit(lo, hi)
+				b, err := h.emit(lo, hi)
+				if err == nil {
+					// Out of memory while emitting: the groups not emitted yet go to disk.
+					err = st.ctx.RelieveMemory()
+				}
+				if err != nil {
+					b.Release()
+					return nil, err
+				}
+				return b, nil
 			}
 			h.drop(st.cur)
 			st.cur = nil
@@ -494,6 +506,10 @@ func (h *HashAggregate) afterBatch(r *aggRun) error {
 	}
 	if a.OutOfMemory() && h.canSpill(r) {
 		return h.spillRun(r)
+	}
+	// Not this run (no keys, or nothing held): the operators below may spill.
+	if err := h.st.ctx.RelieveMemory(); err != nil {
+		return err
 	}
 	return a.Err()
 }

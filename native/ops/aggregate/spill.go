@@ -57,16 +57,22 @@ type spillState struct {
 	own    bool // files is the operator's own (no task registry): remove all at close
 	// pending are finished spill files of one partition each, merged last in, first out.
 	pending []spilledPart
-	// reading is the partition being merged, closed (removed) once read.
-	reading *memory.SpillReader
-	pids    []uint8
-	counts  [spillParts]int
-	sels    [spillParts][]int32
+	// reading is the partition being merged, closed (removed) once read; readingDistinct when
+	// its groups are emitted a batch at a time (spilledPart.distinct), at readingLevel.
+	reading         *memory.SpillReader
+	readingDistinct bool
+	readingLevel    int
+	pids            []uint8
+	counts          [spillParts]int
+	sels            [spillParts][]int32
 }
 
 type spilledPart struct {
 	path  string
 	level int // the level of the run that merges it
+	// distinct: the groups of a run that was being emitted, each once, every batch of them
+	// emitted alone (no table of the whole file).
+	distinct bool
 }
 
 // SpillMetrics reports the bytes the operator spilled so far: the Arrow bytes of the spilled
@@ -115,11 +121,7 @@ func (h *HashAggregate) spillRun(r *aggRun) error {
 			return err
 		}
 		if s.schema == nil {
-			fields := make([]arrow.Field, len(cols))
-			for i, c := range cols {
-				fields[i] = arrow.Field{Name: "c" + strconv.Itoa(i), Type: c.DataType(), Nullable: true}
-			}
-			s.schema = arrow.NewSchema(fields, nil)
+			s.schema = spillSchema(cols)
 		}
 		err = h.writeParts(r, cols, lo, hi, shift)
 		columnar.NewBatch(cols, 0).Release()
@@ -265,7 +267,14 @@ func (h *HashAggregate) endOfInput(r *aggRun) error {
 func (h *HashAggregate) mergeNext() (*aggRun, error) {
 	st := h.st
 	s := st.spill
-	for s != nil && len(s.pending) > 0 {
+	for s != nil && (s.reading != nil || len(s.pending) > 0) {
+		if s.reading != nil && s.readingDistinct {
+			r, err := h.nextDistinct()
+			if r != nil || err != nil {
+				return r, err
+			}
+			continue
+		}
 		p := s.pending[len(s.pending)-1]
 		s.pending = s.pending[:len(s.pending)-1]
 		rd, err := s.files.OpenSpill(p.path, st.ctx.Alloc)
@@ -274,6 +283,10 @@ func (h *HashAggregate) mergeNext() (*aggRun, error) {
 			return nil, err
 		}
 		s.reading = rd
+		if p.distinct {
+			s.readingDistinct, s.readingLevel = true, p.level
+			continue
+		}
 		r := h.newRun(p.level)
 		st.cur = r
 		for {
@@ -306,6 +319,102 @@ func (h *HashAggregate) mergeNext() (*aggRun, error) {
 		}
 	}
 	return nil, nil
+}
+
+// nextDistinct returns a run of the next batch of the distinct file being read, or nil at its end
+// (then closed).
+func (h *HashAggregate) nextDistinct() (*aggRun, error) {
+	s := h.st.spill
+	rec, err := s.reading.Next()
+	if err != nil {
+		return nil, err
+	}
+	if rec == nil {
+		rd := s.reading
+		s.reading, s.readingDistinct = nil, false
+		return nil, rd.Close()
+	}
+	r := h.newRun(s.readingLevel)
+	h.st.cur = r
+	b := columnar.FromRecord(rec)
+	err = h.mergeBatch(r, b)
+	b.Release()
+	if err != nil {
+		return nil, err
+	}
+	h.account(r)
+	return r, nil
+}
+
+// SpillNow implements exec.SpillOnRequest: while the operator emits its groups, those not
+// emitted yet go to one spill file, emitted later a batch at a time, and the table is freed.
+// While it reads its input it is never at a safe point between batches (it spills itself then).
+func (h *HashAggregate) SpillNow() (bool, error) {
+	st := h.st
+	if st == nil || !st.consumed || st.cur == nil || st.cur.table == nil {
+		return false, nil
+	}
+	r := st.cur
+	n := r.table.numGroups()
+	if st.pos < n {
+		s := h.spillSetup()
+		h.spillDepth = max(h.spillDepth, 1)
+		w, err := h.writeRest(r, st.pos, n)
+		if err != nil {
+			return false, err
+		}
+		path, disk, err := w.Finish()
+		h.spilledMem += w.MemBytes
+		h.spilledDisk += disk
+		if err != nil {
+			_ = s.files.Remove(path)
+			return false, err
+		}
+		s.pending = append(s.pending, spilledPart{path: path, level: r.level, distinct: true})
+	}
+	h.drop(r)
+	st.cur = nil
+	return true, nil
+}
+
+// writeRest writes groups [lo, n) of r to one new spill file.
+func (h *HashAggregate) writeRest(r *aggRun, lo, n int) (*memory.SpillWriter, error) {
+	s := h.st.spill
+	var w *memory.SpillWriter
+	for ; lo < n; lo += h.st.ctx.BatchSize() {
+		hi := min(n, lo+h.st.ctx.BatchSize())
+		cols, err := h.groupBuffers(r, lo, hi)
+		if err != nil {
+			if w != nil {
+				w.Abort()
+			}
+			return nil, err
+		}
+		if s.schema == nil {
+			s.schema = spillSchema(cols)
+		}
+		if w == nil {
+			if w, err = s.files.NewSpillWriter("agg", s.schema, h.st.ctx.Alloc); err != nil {
+				columnar.NewBatch(cols, 0).Release()
+				return nil, err
+			}
+		}
+		err = writeBatch(w, s.schema, cols, hi-lo)
+		columnar.NewBatch(cols, 0).Release()
+		if err != nil {
+			w.Abort()
+			return nil, err
+		}
+	}
+	return w, nil
+}
+
+func spillSchema(cols []arrow.Array) *arrow.Schema {
+	fields := make([]arrow.Field, len(cols))
+	for i, c := range cols {
+		fields[i] = arrow.Field{Name: "c" + strconv.Itoa(i), Type: c.DataType(), Nullable: true}
+	}
+	return arrow.NewSchema(fields, nil)
 }
 
 // mergeBatch folds a spilled batch (keys ++ buffers) into r, every function merging.
@@ -351,7 +460,7 @@ func (h *HashAggregate) closeSpill() {
 	}
 	if s.reading != nil {
 		_ = s.reading.Close()
-		s.reading = nil
+		s.reading, s.readingDistinct = nil, false
 	}
 	for _, p := range s.pending {
 		_ = s.files.Remove(p.path)

@@ -218,3 +218,61 @@ func TestNoKeysDoesNotSpill(t *testing.T) {
 		t.Errorf("spilled %d bytes", spilled)
 	}
 }
+
+// TestSpillWhileEmitting: memory that runs out while the groups are emitted (the consumer holds
+// the output) sends the groups not emitted yet to disk; they are emitted from there, once each.
+func TestSpillWhileEmitting(t *testing.T) {
+	rows := highCardRows(20000, 8000, 14)
+	in := fieldsOf(t, e2eIn)
+	plans := buildPlans(t, e2eIn, []int{0}, e2eAggs)
+	batches := toBatches(rows, 700)
+	defer release(batches)
+	want, _, err := spillRun(t, plans.complete, in, batches, 0, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	dir := t.TempDir()
+	op, err := New(plans.complete, &source{schema: in, batches: batches}, &plan.Conf{ANSI: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := &limitReserver{limit: 1 << 40}
+	ctx := &exec.TaskContext{Conf: &plan.Conf{BatchSize: 1000}, Spill: memalloc.NewSpillFiles([]string{dir}),
+		Alloc: memalloc.NewTaskAllocatorFor(res, 16<<20)}
+	if err := op.Open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var out []*columnar.Batch
+	for {
+		b, err := op.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b == nil {
+			break
+		}
+		out = append(out, b)
+		if len(out) == 1 {
+			res.limit = res.reserved // nothing more: every later batch is over the limit
+		}
+		if err := ctx.Alloc.Err(); err != nil {
+			t.Fatalf("after batch %d: %v", len(out), err)
+		}
+	}
+	var got []string
+	for _, row := range rowsOf(out) {
+		got = append(got, fmt.Sprint(row...))
+	}
+	release(out)
+	op.Close()
+	slices.Sort(got)
+	sameRows(t, "spilled while emitting", got, want)
+	if mem, _ := op.SpillMetrics(); mem == 0 {
+		t.Error("nothing spilled")
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Errorf("spill files left: %v", left)
+	}
+	ctx.Alloc.ReleaseAll()
+}
