@@ -43,6 +43,8 @@ type HashAggregate struct {
 	st *stream
 	// spilledMem and spilledDisk count what the task spilled (SpillMetrics).
 	spilledMem, spilledDisk int64
+	// flushes counts the early emissions of a partial aggregate out of memory.
+	flushes int
 	// spillDepth is the deepest level of a run that spilled, plus one (0: none spilled).
 	spillDepth int
 }
@@ -364,6 +366,8 @@ type stream struct {
 	sel      []int32
 	selGids  []uint32
 	consumed bool
+	// flushing: a partial aggregate out of memory emits its groups before it reads on.
+	flushing bool
 	pos      int
 	// spill is the state of spilling (spill.go); nil until the first spill.
 	spill *spillState
@@ -440,13 +444,18 @@ func (h *HashAggregate) Next() (*columnar.Batch, error) {
 	if st == nil {
 		return nil, fmt.Errorf("HashAggregate read before Open")
 	}
-	if !st.consumed {
-		if err := h.consume(); err != nil {
-			return nil, err
-		}
-		st.consumed = true
-	}
 	for {
+		if !st.consumed && !st.flushing {
+			flush, err := h.consume()
+			if err != nil {
+				return nil, err
+			}
+			if flush {
+				st.flushing, st.pos = true, 0
+			} else {
+				st.consumed = true
+			}
+		}
 		if st.cur != nil {
 			if n := st.cur.table.numGroups(); st.pos < n {
 				lo := st.pos
@@ -463,6 +472,32 @@ func (h *HashAggregate) Next() (*columnar.Batch, error) {
 				}
 				return b, nil
 			}
+		}
+		if st.flushing {
+			// Groups of this flush that went to disk while it was emitted come out first.
+			if st.spill != nil && (st.spill.reading != nil || len(st.spill.pending) > 0) {
+				h.drop(st.cur)
+				r, err := h.mergeNext()
+				if err != nil {
+					return nil, err
+				}
+				st.cur, st.pos = r, 0
+				if r != nil {
+					continue
+				}
+			}
+			// The partial groups are out: free the table, give the memory back, read on.
+			h.drop(st.cur)
+			st.cur, st.pos, st.flushing = h.newRun(0), 0, false
+			h.flushes++
+			if a := st.ctx.Alloc; a != nil {
+				a.Trim()
+				a.ClearOutOfMemory()
+				a.Settle()
+			}
+			continue
+		}
+		if st.cur != nil {
 			h.drop(st.cur)
 			st.cur = nil
 		}
@@ -475,24 +510,34 @@ func (h *HashAggregate) Next() (*columnar.Batch, error) {
 	}
 }
 
-// consume aggregates the whole input, spilling the groups when the task's memory runs out.
-func (h *HashAggregate) consume() error {
+// consume aggregates the input, spilling the groups when the task's memory runs out. A partial
+// aggregate instead returns flush = true to emit its groups early and then read on: Spark merges
+// partial buffers downstream, so a key may come out of several flushes.
+func (h *HashAggregate) consume() (flush bool, err error) {
 	st := h.st
 	for {
 		b, err := h.child.Next()
 		if err != nil {
-			return err
+			return false, err
 		}
 		if b == nil {
-			return h.endOfInput(st.cur)
+			return false, h.endOfInput(st.cur)
 		}
 		err = h.addBatch(st.cur, b)
 		b.Release()
 		if err != nil {
-			return err
+			return false, err
+		}
+		if h.out == Partial && st.cur.level == 0 && st.cur.parts == nil && h.canSpill(st.cur) {
+			h.account(st.cur)
+			if a := st.ctx.Alloc; a != nil && a.OutOfMemory() {
+				// Emitting allocates: the refusal is forgotten, the table goes once emitted.
+				a.ClearOutOfMemory()
+				return true, nil
+			}
 		}
 		if err := h.afterBatch(st.cur); err != nil {
-			return err
+			return false, err
 		}
 	}
 }

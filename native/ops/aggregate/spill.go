@@ -351,7 +351,7 @@ func (h *HashAggregate) nextDistinct() (*aggRun, error) {
 // While it reads its input it is never at a safe point between batches (it spills itself then).
 func (h *HashAggregate) SpillNow() (bool, error) {
 	st := h.st
-	if st == nil || !st.consumed || st.cur == nil || st.cur.table == nil {
+	if st == nil || !(st.consumed || st.flushing) || st.cur == nil || st.cur.table == nil {
 		return false, nil
 	}
 	r := st.cur
