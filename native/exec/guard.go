@@ -60,7 +60,11 @@ func (g *Guarded) Close() { g.Inner.Close() }
 
 // Metrics returns what the operator did so far.
 func (g *Guarded) Metrics() OpMetrics {
-	return OpMetrics{ID: g.ID, Rows: g.rows, Batches: g.batches, Nanos: g.span.total - g.span.children}
+	m := OpMetrics{ID: g.ID, Rows: g.rows, Batches: g.batches, Nanos: g.span.total - g.span.children}
+	if s, ok := g.Inner.(Spiller); ok {
+		m.SpilledMem, m.SpilledDisk = s.SpillMetrics()
+	}
+	return m
 }
 
 func (g *Guarded) recover(err *error) {

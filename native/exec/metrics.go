@@ -19,6 +19,17 @@ type OpMetrics struct {
 	// and the block's input leaves) spent inside those calls is not part of it, so the operators
 	// of a block add up to the block's time rather than counting the scan once per ancestor.
 	Nanos int64
+	// SpilledMem and SpilledDisk are the bytes the operator spilled: their in-memory (Arrow) size,
+	// Spark's memory bytes spilled and "spill size", and their size on disk.
+	SpilledMem, SpilledDisk int64
+}
+
+// MetricLongs is how many longs of OpMetrics the JVM reads per operator.
+const MetricLongs = 6
+
+// Spiller is an operator that can spill; it reports what it spilled (kept after Close).
+type Spiller interface {
+	SpillMetrics() (memBytes, diskBytes int64)
 }
 
 // Meter is one task's clock and registry of its block's operators. Guards register when opened;

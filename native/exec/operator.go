@@ -54,6 +54,12 @@ type TaskContext struct {
 	// Fallback reads a file split with Spark's own reader, for the files the native reader finds
 	// it cannot decode (an unsupported codec, say); nil when there is none (unit tests).
 	Fallback FileFallback
+	// Spill creates the task's spill files in Spark's local directories and removes those left
+	// when the task closes; nil in unit tests (operators then use the temporary directory).
+	Spill *memory.SpillFiles
+	// Spillers are the operators that can spill at a safe point when the task runs out of memory
+	// (RelieveMemory).
+	Spillers []SpillOnRequest
 	// Meter counts and times the block's operators for their Spark nodes' metrics; nil leaves
 	// them untimed (planning, unit tests).
 	Meter *Meter
@@ -71,4 +77,36 @@ func (c *TaskContext) BatchSize() int {
 		return c.Conf.BatchSize
 	}
 	return 8192
+}
+
+// SpillOnRequest is an operator that can give memory up between batches: SpillNow writes what it
+// holds to disk (or drops what it no longer needs) and reports whether it freed anything. It is
+// called at a safe point, on the task thread, when none of the block's operators is running.
+type SpillOnRequest interface {
+	SpillNow() (freed bool, err error)
+}
+
+// RelieveMemory answers a refused reservation (the allocator's ErrOutOfMemory) between batches:
+// every registered spiller spills, and if any freed memory the refusal is forgotten (the next
+// allocation asks Spark again) after the freed memory went back to Spark. Without the allocator
+// out of memory it does nothing.
+func (c *TaskContext) RelieveMemory() error {
+	a := c.Alloc
+	if a == nil || !a.OutOfMemory() {
+		return nil
+	}
+	freed := false
+	for _, s := range c.Spillers {
+		f, err := s.SpillNow()
+		if err != nil {
+			return err
+		}
+		freed = freed || f
+	}
+	if freed {
+		a.Trim()
+		a.ClearOutOfMemory()
+		a.Settle()
+	}
+	return nil
 }

@@ -57,7 +57,8 @@ func Java_org_apache_spark_sql_bolide_NativeLib_createPlan(env *C.JNIEnv, _ C.jc
 		res = &jvmReserver{t: t, obj: t.globals[0]}
 	}
 	t.ctx = &exec.TaskContext{
-		Alloc: memory.NewTaskAllocator(res), Conf: &r.Conf, Files: r.Files, IcebergTasks: r.IcebergTasks,
+		Alloc: memory.NewTaskAllocatorFor(res, r.Memory.Pool), Conf: &r.Conf,
+		Spill: memory.NewSpillFiles(r.Memory.SpillDirs), Files: r.Files, IcebergTasks: r.IcebergTasks,
 		PartitionIndex: r.PartitionIndex,
 		Meter:          exec.NewMeter(),
 	}
@@ -154,6 +155,10 @@ func (t *task) nextBatch() (*columnar.Batch, error) {
 	for {
 		b, err := t.root.Next()
 		if err == nil {
+			// A safe point: no operator is running, so those holding memory may spill it.
+			err = t.ctx.RelieveMemory()
+		}
+		if err == nil {
 			err = t.ctx.Alloc.Err()
 		}
 		if err != nil {
@@ -172,8 +177,8 @@ func (t *task) nextBatch() (*columnar.Batch, error) {
 	}
 }
 
-// metrics returns what each operator of the block did so far, four longs per operator: plan node
-// id, output rows, output batches, own nanoseconds (exec.OpMetrics). The JVM calls it once, when
+// metrics returns what each operator of the block did so far, six longs per operator: plan node
+// id, output rows, output batches, own nanoseconds, memory and disk bytes spilled (exec.OpMetrics). The JVM calls it once, when
 // the task ends, before close.
 //
 //export Java_org_apache_spark_sql_bolide_NativeLib_metrics
@@ -186,9 +191,9 @@ func Java_org_apache_spark_sql_bolide_NativeLib_metrics(env *C.JNIEnv, _ C.jclas
 		return 0
 	}
 	ms := t.ctx.Meter.Snapshot()
-	vals := make([]int64, 0, 4*len(ms))
+	vals := make([]int64, 0, exec.MetricLongs*len(ms))
 	for _, m := range ms {
-		vals = append(vals, int64(m.ID), m.Rows, m.Batches, m.Nanos)
+		vals = append(vals, int64(m.ID), m.Rows, m.Batches, m.Nanos, m.SpilledMem, m.SpilledDisk)
 	}
 	arr := C.new_longs(env, C.jsize(len(vals)))
 	if arr == 0 || len(vals) == 0 {
@@ -228,6 +233,11 @@ func (t *task) release() error {
 		t.root.Close()
 	}
 	var err error
+	if t.ctx != nil && t.ctx.Spill != nil {
+		// Operators remove their spill files as they go and at Close; this removes what a failed
+		// or cancelled task left.
+		err = t.ctx.Spill.RemoveAll()
+	}
 	if t.ctx != nil {
 		a := t.ctx.Alloc
 		a.ReleaseAll()

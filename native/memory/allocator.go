@@ -11,6 +11,7 @@
 package memory
 
 import (
+	"errors"
 	"fmt"
 	"math/bits"
 	"sync"
@@ -26,9 +27,32 @@ type Reserver interface {
 	Unreserve(bytes int64)
 }
 
-// DefaultChunk is the granularity of reservations from Spark: reserving per batch would cost an
-// upcall per batch.
+// DefaultChunk is the granularity of reservations from Spark when the pool's size is unknown:
+// reserving per batch would cost an upcall per batch.
 const DefaultChunk = 8 << 20
+
+// MinChunk is the smallest reservation granularity, for small pools.
+const MinChunk = 256 << 10
+
+// ChunkFor returns the reservation granularity for an off-heap pool of pool bytes (0: unknown):
+// a 32nd of the pool, between MinChunk and DefaultChunk, so that a task holds little more than it
+// uses (it keeps up to two chunks of slack) even when the pool is small; 8 MiB chunks against a
+// 16 MiB pool would be half of it.
+func ChunkFor(pool int64) int64 {
+	if pool <= 0 {
+		return DefaultChunk
+	}
+	return min(max(pool/32, MinChunk), DefaultChunk)
+}
+
+// poolLimitFor returns how many bytes of freed buffers a task keeps for reuse: they stay reserved
+// from Spark, so a small pool keeps few (an eighth of it).
+func poolLimitFor(pool int64) int64 {
+	if pool <= 0 {
+		return maxPoolBytes
+	}
+	return min(pool/8, maxPoolBytes)
+}
 
 // ErrOutOfMemory is returned (wrapped) when Spark refuses a reservation.
 type ErrOutOfMemory struct {
@@ -46,6 +70,8 @@ type TaskAllocator struct {
 	c        *mallocator.Mallocator
 	reserver Reserver
 	chunk    int64
+	// maxPooled bounds the freed bytes kept in pool.
+	maxPooled int64
 
 	mu       sync.Mutex
 	used     int64 // bytes currently held in C memory: handed out plus pooled
@@ -87,14 +113,23 @@ func classFor(size int) int {
 	return bits.Len(uint(size - 1))
 }
 
-// NewTaskAllocator returns an allocator; reserver may be nil (unit tests, driver-side planning).
-// In checking mode (Checking) the allocator tracks its buffers and is registered for CheckAll.
-func NewTaskAllocator(r Reserver) *TaskAllocator {
+// NewTaskAllocator returns an allocator for a pool of unknown size; reserver may be nil (unit
+// tests, driver-side planning). In checking mode (Checking) the allocator tracks its buffers and
+// is registered for CheckAll.
+func NewTaskAllocator(r Reserver) *TaskAllocator { return NewTaskAllocatorFor(r, 0) }
+
+// NewTaskAllocatorFor returns an allocator that reserves from an off-heap pool of pool bytes
+// (0: unknown), in chunks of ChunkFor(pool).
+func NewTaskAllocatorFor(r Reserver, pool int64) *TaskAllocator {
+	a := &TaskAllocator{c: mallocator.NewMallocator(), reserver: r, chunk: ChunkFor(pool), maxPooled: poolLimitFor(pool)}
 	if checking {
-		return newCheckedAllocator(r)
+		a.initChecking()
 	}
-	return &TaskAllocator{c: mallocator.NewMallocator(), reserver: r, chunk: DefaultChunk}
+	return a
 }
+
+// Chunk returns the reservation granularity.
+func (a *TaskAllocator) Chunk() int64 { return a.chunk }
 
 var _ memory.Allocator = (*TaskAllocator)(nil)
 
@@ -194,7 +229,7 @@ func (a *TaskAllocator) Free(b []byte) {
 	n := cap(b)
 	if cl := sizeClass(n); cl >= 0 {
 		a.mu.Lock()
-		if !a.closed && a.pooled+int64(n) <= maxPoolBytes {
+		if !a.closed && a.pooled+int64(n) <= a.maxPooled {
 			a.pool[cl] = append(a.pool[cl], b[:n])
 			a.pooled += int64(n)
 			a.mu.Unlock()
@@ -216,6 +251,51 @@ func (a *TaskAllocator) Account(delta int64) {
 		a.shrink(-delta)
 	}
 }
+
+// OutOfMemory reports whether the sticky error is a refused reservation (ErrOutOfMemory), the
+// failure a spilling operator may clear once it has freed memory.
+func (a *TaskAllocator) OutOfMemory() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var oom *ErrOutOfMemory
+	return a.failed != nil && errors.As(a.failed, &oom)
+}
+
+// ClearOutOfMemory forgets a refused reservation after the caller freed memory (spilled): the
+// next allocation over the reservation asks Spark again. Other sticky errors (memory violations,
+// a Java exception in the upcall) stay. It reports whether there was one to clear.
+func (a *TaskAllocator) ClearOutOfMemory() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var oom *ErrOutOfMemory
+	if a.failed != nil && errors.As(a.failed, &oom) {
+		a.failed = nil
+		return true
+	}
+	return false
+}
+
+// Trim gives the pooled (and, in checking mode, quarantined) freed buffers back to C, so that
+// Settle can return their reservation: a spilling operator calls it after freeing its state.
+func (a *TaskAllocator) Trim() {
+	if a.chk != nil {
+		a.trimChecked()
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for cl := range a.pool {
+		for _, b := range a.pool[cl] {
+			a.c.Free(b)
+			a.used -= int64(cap(b))
+		}
+		a.pool[cl] = nil
+	}
+	a.pooled = 0
+}
+
+// Reserved returns the bytes currently reserved from Spark.
+func (a *TaskAllocator) Reserved() int64 { a.mu.Lock(); defer a.mu.Unlock(); return a.reserved }
 
 // Err returns the first reservation failure or, in checking mode, memory violation (*Violation);
 // operators check it once per batch so that a task over its limit, or one whose buffers were freed

@@ -90,3 +90,56 @@ func TestReservesInChunksAndFailsClearly(t *testing.T) {
 		t.Errorf("%d bytes still reserved after ReleaseAll", r.reserved)
 	}
 }
+
+func TestChunkScalesWithThePool(t *testing.T) {
+	for _, c := range []struct{ pool, want int64 }{
+		{0, DefaultChunk}, {16 << 20, 512 << 10}, {1 << 20, MinChunk}, {4 << 30, DefaultChunk}, {128 << 20, 4 << 20},
+	} {
+		if got := ChunkFor(c.pool); got != c.want {
+			t.Errorf("ChunkFor(%d) = %d, want %d", c.pool, got, c.want)
+		}
+	}
+	// Against a 16 MiB pool a task reserves what it uses, rounded up to 512 KiB.
+	r := &fakeReserver{limit: 16 << 20}
+	a := NewTaskAllocatorFor(r, 16<<20)
+	b := a.Allocate(100 << 10)
+	if r.reserved != 512<<10 {
+		t.Errorf("reserved %d for 128 KiB, want one 512 KiB chunk", r.reserved)
+	}
+	a.Free(b)
+	a.ReleaseAll()
+}
+
+// TestSpillerClearsOutOfMemory: a refused reservation is sticky until the operator that freed
+// memory clears it; trimmed pooled buffers and settled reservations go back to Spark.
+func TestSpillerClearsOutOfMemory(t *testing.T) {
+	r := &fakeReserver{limit: 1 << 20}
+	a := NewTaskAllocatorFor(r, 4<<20) // 256 KiB chunks
+	var bs [][]byte
+	for range 12 { // 12 x 128 KiB > 1 MiB
+		bs = append(bs, a.Allocate(128<<10))
+	}
+	if !a.OutOfMemory() || a.Err() == nil {
+		t.Fatalf("no out-of-memory error over the limit (err %v)", a.Err())
+	}
+	for _, b := range bs {
+		a.Free(b)
+	}
+	a.Trim()
+	if !a.ClearOutOfMemory() || a.Err() != nil || a.OutOfMemory() {
+		t.Fatalf("out-of-memory not cleared: %v", a.Err())
+	}
+	a.Settle()
+	if r.reserved > 2*a.Chunk() {
+		t.Errorf("%d bytes still reserved after trim and settle", r.reserved)
+	}
+	b := a.Allocate(128 << 10) // fits again
+	if a.Err() != nil {
+		t.Errorf("allocation after spilling failed: %v", a.Err())
+	}
+	a.Free(b)
+	a.ReleaseAll()
+	if r.reserved != 0 {
+		t.Errorf("%d bytes reserved after ReleaseAll", r.reserved)
+	}
+}

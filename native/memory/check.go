@@ -272,8 +272,14 @@ type checker struct {
 	closedLiveBytes int64
 }
 
+// newCheckedAllocator returns a checking allocator whatever the mode (tests).
 func newCheckedAllocator(r Reserver) *TaskAllocator {
-	a := &TaskAllocator{c: mallocator.NewMallocator(), reserver: r, chunk: DefaultChunk}
+	a := &TaskAllocator{c: mallocator.NewMallocator(), reserver: r, chunk: DefaultChunk, maxPooled: maxPoolBytes}
+	a.initChecking()
+	return a
+}
+
+func (a *TaskAllocator) initChecking() {
 	a.chk = &checker{
 		created: callers(), live: make(map[uintptr]*record), freed: make(map[uintptr]*record),
 		gone: make(map[uintptr]*record), closedLive: -1,
@@ -283,7 +289,30 @@ func newCheckedAllocator(r Reserver) *TaskAllocator {
 	a.chk.id = registry.nextID
 	registry.Unlock()
 	registerLocked(a)
-	return a
+}
+
+// trimChecked empties the quarantine and the pool back to C, verifying their poison.
+func (a *TaskAllocator) trimChecked() {
+	stack := callers()
+	c := a.chk
+	var vs []*Violation
+	var toC [][]byte
+	defer a.report(true, &vs)
+	a.mu.Lock()
+	for c.quarantine.len() > 0 {
+		toC = a.evictLocked(stack, &vs, toC)
+	}
+	for cl := range a.pool {
+		for _, b := range a.pool[cl] {
+			toC = a.retireLocked(c.freed[addr(b)], stack, &vs, toC)
+		}
+		a.pool[cl] = nil
+	}
+	a.pooled = 0
+	a.mu.Unlock()
+	for _, x := range toC {
+		a.c.Free(x)
+	}
 }
 
 // addr is a buffer's identity: its base address (0 for nil).
@@ -413,7 +442,7 @@ func (a *TaskAllocator) evictLocked(at []uintptr, vs *[]*Violation, toC [][]byte
 	rec := c.quarantine.pop()
 	n := cap(rec.buf)
 	c.qbytes -= int64(n)
-	if cl := sizeClass(n); cl >= 0 && !a.closed && a.pooled+int64(n) <= maxPoolBytes && !rec.corrupt {
+	if cl := sizeClass(n); cl >= 0 && !a.closed && a.pooled+int64(n) <= a.maxPooled && !rec.corrupt {
 		if !a.damagedLocked(rec, at, vs) {
 			a.pool[cl] = append(a.pool[cl], rec.buf) // still poisoned, still in freed
 			a.pooled += int64(n)

@@ -305,4 +305,15 @@ type TaskRequest struct {
 	IcebergTasks map[string]json.RawMessage `json:"icebergTasks"`
 	// PartitionIndex is the task's partition, for operators whose output depends on it.
 	PartitionIndex int `json:"partitionIndex"`
+	// Memory is what the executor knows of its memory: absent on the driver and in tests.
+	Memory TaskMemory `json:"memory"`
+}
+
+// TaskMemory describes the executor's off-heap pool and where spill files go.
+type TaskMemory struct {
+	// Pool is spark.memory.offHeap.size when off-heap memory is on (0: unknown or off); the
+	// reservation granularity scales with it.
+	Pool int64 `json:"pool"`
+	// SpillDirs are the executor's local directories (Spark's DiskBlockManager), for spill files.
+	SpillDirs []string `json:"spillDirs"`
 }

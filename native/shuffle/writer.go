@@ -385,6 +385,10 @@ func (w *writer) account() error {
 		int64(cap(w.counts)+cap(w.takes))*8 + int64(cap(w.active))*24
 	a.Account(size - w.accounted)
 	w.accounted = size
+	// Between batches the operators below are at a safe point: those that can spill do so.
+	if err := w.ctx.RelieveMemory(); err != nil {
+		return err
+	}
 	return a.Err()
 }
 

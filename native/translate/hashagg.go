@@ -18,7 +18,9 @@ func init() {
 			"Spark may evaluate it on the rows the clause rejects); sum, count, min, max, avg over numeric types " +
 			"(min/max also over string, binary, boolean, date, timestamp), first/last (with or " +
 			"without IGNORE NULLS) over the same types; Spark's buffer layouts, so either half may " +
-			"run in Spark. Holds all groups in memory (no spilling yet).",
+			"run in Spark. With grouping keys it spills when Spark refuses memory: final and complete " +
+			"aggregates write their groups' buffers to hash-partitioned Arrow files on disk and merge them one " +
+			"partition at a time; a partial aggregate emits its groups early (docs/tuning.md, Memory).",
 		Build: buildHashAggregate,
 	})
 	// Spark picks SortAggregate when a buffer is not fixed-width (min/max of strings). Without

@@ -14,6 +14,7 @@ import (
 	"github.com/bolide-dev/bolide/native/columnar"
 	"github.com/bolide-dev/bolide/native/exec"
 	"github.com/bolide-dev/bolide/native/expr"
+	"github.com/bolide-dev/bolide/native/memory"
 	"github.com/bolide-dev/bolide/native/plan"
 	"github.com/bolide-dev/bolide/native/sparktype"
 )
@@ -40,6 +41,12 @@ type HashAggregate struct {
 	child   exec.Operator
 
 	st *stream
+	// spilledMem and spilledDisk count what the task spilled (SpillMetrics).
+	spilledMem, spilledDisk int64
+	// flushes counts the early emissions of a partial aggregate out of memory.
+	flushes int
+	// spillDepth is the deepest level of a run that spilled, plus one (0: none spilled).
+	spillDepth int
 }
 
 // resultCol is one result expression: a column of the [keys ++ results] batch, or an expression.
@@ -351,49 +358,84 @@ func (h *HashAggregate) Schema() []sparktype.Field { return h.schema }
 
 // stream is the per-task state.
 type stream struct {
-	ctx   *exec.TaskContext
-	table groupTable
-	fns   []function
-	gids  []uint32
+	ctx *exec.TaskContext
+	// cur is the run being filled (from the child) or emitted.
+	cur  *aggRun
+	gids []uint32
 	// sel and selGids: the rows passing a FILTER clause and their groups (reused per batch).
 	sel      []int32
 	selGids  []uint32
 	consumed bool
+	// flushing: a partial aggregate out of memory emits its groups before it reads on.
+	flushing bool
 	pos      int
+	// spill is the state of spilling (spill.go); nil until the first spill.
+	spill *spillState
+}
+
+// aggRun is one hash table and its per-group function states: the aggregation of the child's input,
+// or the merge of one spilled partition (spill.go).
+type aggRun struct {
+	// level is the number of partitionings its input went through (0: the child's input).
+	level int
+	table groupTable
+	fns   []function
 	// accounted is the hash table and state size last reported to the task's memory account.
 	accounted int64
+	// parts are the spill files of its groups, by partition; nil while nothing spilled.
+	parts []*memory.SpillWriter
+}
+
+func (h *HashAggregate) newRun(level int) *aggRun {
+	r := &aggRun{level: level, table: newGroupTable(h.keyTypes)}
+	for _, f := range h.fns {
+		r.fns = append(r.fns, f.newState())
+	}
+	if n := r.table.numGroups(); n > 0 {
+		for _, f := range r.fns {
+			f.grow(n)
+		}
+	}
+	return r
 }
 
 // account reports the growth of the group table and per-group states to the task's memory
 // account (reserved from Spark); called once per input batch.
-func (h *HashAggregate) account() {
+func (h *HashAggregate) account(r *aggRun) {
 	st := h.st
 	if st.ctx.Alloc == nil {
 		return
 	}
-	ng := int64(st.table.numGroups())
-	size := int64(st.table.memSize()) + int64(cap(st.gids))*4
+	ng := int64(r.table.numGroups())
+	size := int64(r.table.memSize()) + int64(cap(st.gids))*4
 	for _, f := range h.fns {
 		size += ng * int64(16*len(f.bufTypes)+1)
 	}
-	st.ctx.Alloc.Account(size - st.accounted)
-	st.accounted = size
+	st.ctx.Alloc.Account(size - r.accounted)
+	r.accounted = size
+}
+
+// drop gives a run's table and states up (their memory account with them).
+func (h *HashAggregate) drop(r *aggRun) {
+	if r == nil {
+		return
+	}
+	if h.st.ctx.Alloc != nil {
+		h.st.ctx.Alloc.Account(-r.accounted)
+	}
+	r.accounted = 0
+	r.table, r.fns = nil, nil
 }
 
 func (h *HashAggregate) Open(ctx *exec.TaskContext) error {
 	if err := h.child.Open(ctx); err != nil {
 		return err
 	}
-	st := &stream{ctx: ctx, table: newGroupTable(h.keyTypes)}
-	for _, f := range h.fns {
-		st.fns = append(st.fns, f.newState())
+	h.st = &stream{ctx: ctx}
+	h.st.cur = h.newRun(0)
+	if len(h.keys) > 0 {
+		ctx.Spillers = append(ctx.Spillers, h)
 	}
-	if n := st.table.numGroups(); n > 0 {
-		for _, f := range st.fns {
-			f.grow(n)
-		}
-	}
-	h.st = st
 	return nil
 }
 
@@ -402,48 +444,122 @@ func (h *HashAggregate) Next() (*columnar.Batch, error) {
 	if st == nil {
 		return nil, fmt.Errorf("HashAggregate read before Open")
 	}
-	if !st.consumed {
-		if err := h.consume(); err != nil {
+	for {
+		if !st.consumed && !st.flushing {
+			flush, err := h.consume()
+			if err != nil {
+				return nil, err
+			}
+			if flush {
+				st.flushing, st.pos = true, 0
+			} else {
+				st.consumed = true
+			}
+		}
+		if st.cur != nil {
+			if n := st.cur.table.numGroups(); st.pos < n {
+				lo := st.pos
+				hi := min(n, lo+st.ctx.BatchSize())
+				st.pos = hi
+				b, err := h.emit(lo, hi)
+				if err == nil {
+					// Out of memory while emitting: the groups not emitted yet go to disk.
+					err = st.ctx.RelieveMemory()
+				}
+				if err != nil {
+					b.Release()
+					return nil, err
+				}
+				return b, nil
+			}
+		}
+		if st.flushing {
+			// Groups of this flush that went to disk while it was emitted come out first.
+			if st.spill != nil && (st.spill.reading != nil || len(st.spill.pending) > 0) {
+				h.drop(st.cur)
+				r, err := h.mergeNext()
+				if err != nil {
+					return nil, err
+				}
+				st.cur, st.pos = r, 0
+				if r != nil {
+					continue
+				}
+			}
+			// The partial groups are out: free the table, give the memory back, read on.
+			h.drop(st.cur)
+			st.cur, st.pos, st.flushing = h.newRun(0), 0, false
+			h.flushes++
+			if a := st.ctx.Alloc; a != nil {
+				a.Trim()
+				a.ClearOutOfMemory()
+				a.Settle()
+			}
+			continue
+		}
+		if st.cur != nil {
+			h.drop(st.cur)
+			st.cur = nil
+		}
+		// Spilled: merge the next partition (spill.go); none left ends the output.
+		r, err := h.mergeNext()
+		if err != nil || r == nil {
 			return nil, err
 		}
-		st.consumed = true
+		st.cur, st.pos = r, 0
 	}
-	n := st.table.numGroups()
-	if st.pos >= n {
-		return nil, nil
-	}
-	lo := st.pos
-	hi := min(n, lo+st.ctx.BatchSize())
-	st.pos = hi
-	return h.emit(lo, hi)
 }
 
-// consume aggregates the whole input (the hash table is not spilled yet).
-func (h *HashAggregate) consume() error {
+// consume aggregates the input, spilling the groups when the task's memory runs out. A partial
+// aggregate instead returns flush = true to emit its groups early and then read on: Spark merges
+// partial buffers downstream, so a key may come out of several flushes.
+func (h *HashAggregate) consume() (flush bool, err error) {
 	st := h.st
 	for {
 		b, err := h.child.Next()
 		if err != nil {
-			return err
+			return false, err
 		}
 		if b == nil {
-			return nil
+			return false, h.endOfInput(st.cur)
 		}
-		err = h.addBatch(b)
+		err = h.addBatch(st.cur, b)
 		b.Release()
 		if err != nil {
-			return err
+			return false, err
 		}
-		h.account()
-		if st.ctx.Alloc != nil {
-			if err := st.ctx.Alloc.Err(); err != nil {
-				return err
+		if h.out == Partial && st.cur.level == 0 && st.cur.parts == nil && h.canSpill(st.cur) {
+			h.account(st.cur)
+			if a := st.ctx.Alloc; a != nil && a.OutOfMemory() {
+				// Emitting allocates: the refusal is forgotten, the table goes once emitted.
+				a.ClearOutOfMemory()
+				return true, nil
 			}
+		}
+		if err := h.afterBatch(st.cur); err != nil {
+			return false, err
 		}
 	}
 }
 
-func (h *HashAggregate) addBatch(b *columnar.Batch) error {
+// afterBatch accounts a run's growth and, when the task is out of memory, spills it.
+func (h *HashAggregate) afterBatch(r *aggRun) error {
+	h.account(r)
+	a := h.st.ctx.Alloc
+	if a == nil {
+		return nil
+	}
+	if a.OutOfMemory() && h.canSpill(r) {
+		return h.spillRun(r)
+	}
+	// Not this run (no keys, or nothing held): the operators below may spill.
+	if err := h.st.ctx.RelieveMemory(); err != nil {
+		return err
+	}
+	return a.Err()
+}
+
+func (h *HashAggregate) addBatch(r *aggRun, b *columnar.Batch) error {
 	st := h.st
 	n := b.NumRows
 	if n == 0 {
@@ -468,11 +584,11 @@ func (h *HashAggregate) addBatch(b *columnar.Batch) error {
 		}
 		keyCols[i] = c
 	}
-	if err := st.table.assign(keyCols, n, gids); err != nil {
+	if err := r.table.assign(keyCols, n, gids); err != nil {
 		return err
 	}
-	ng := st.table.numGroups()
-	for i, f := range st.fns {
+	ng := r.table.numGroups()
+	for i, f := range r.fns {
 		f.grow(ng)
 		spec := h.fns[i]
 		var err error
@@ -535,12 +651,12 @@ func (h *HashAggregate) updateFiltered(spec *fnSpec, f function, b *columnar.Bat
 func (h *HashAggregate) emit(lo, hi int) (*columnar.Batch, error) {
 	st := h.st
 	alloc := st.ctx.Alloc
-	cols, err := st.table.keyColumns(alloc, lo, hi)
+	cols, err := st.cur.table.keyColumns(alloc, lo, hi)
 	if err != nil {
 		return nil, err
 	}
 	release := func() { columnar.NewBatch(cols, 0).Release() }
-	for _, f := range st.fns {
+	for _, f := range st.cur.fns {
 		var more []arrow.Array
 		if h.out == Partial {
 			more, err = f.buffers(alloc, lo, hi)
@@ -578,8 +694,9 @@ func (h *HashAggregate) emit(lo, hi int) (*columnar.Batch, error) {
 }
 
 func (h *HashAggregate) Close() {
-	if h.st != nil && h.st.ctx.Alloc != nil {
-		h.st.ctx.Alloc.Account(-h.st.accounted)
+	if h.st != nil {
+		h.drop(h.st.cur)
+		h.closeSpill()
 	}
 	h.st = nil
 	h.child.Close()

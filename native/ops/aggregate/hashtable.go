@@ -27,8 +27,12 @@ type groupTable interface {
 	numGroups() int
 	// keyColumns builds the key columns of groups [lo, hi) from alloc.
 	keyColumns(alloc memory.Allocator, lo, hi int) ([]arrow.Array, error)
-	// memSize estimates the bytes held (for reporting; not reserved yet).
+	// memSize estimates the bytes held (accounted to the task's memory).
 	memSize() int
+	// partitions fills out[:hi-lo] with the spill partition of groups [lo, hi): bits [shift,
+	// shift+spillBits) of a hash of the key under seed, independent of the table's own hashing
+	// and the same in every table of a task (spill.go).
+	partitions(seed spillSeed, shift uint, lo, hi int, out []uint8)
 }
 
 // newGroupTable picks the table for the key types: none, one integral-like key (integers, dates,
@@ -73,6 +77,9 @@ func (*noKeyTable) keyColumns(memory.Allocator, int, int) ([]arrow.Array, error)
 	return nil, nil
 }
 func (*noKeyTable) memSize() int { return 0 }
+func (*noKeyTable) partitions(_ spillSeed, _ uint, lo, hi int, out []uint8) {
+	clear(out[:hi-lo])
+}
 
 const (
 	javaDoubleNaN = 0x7ff8000000000000
@@ -290,6 +297,16 @@ func (t *intTable) assign(keys []arrow.Array, n int, gids []uint32) error {
 	return nil
 }
 
+func (t *intTable) partitions(seed spillSeed, shift uint, lo, hi int, out []uint8) {
+	out = out[:hi-lo]
+	for i, k := range t.keys[lo:hi] {
+		out[i] = uint8((mix64(uint64(k)^seed.bits) >> shift) & spillMask)
+	}
+	if t.nullGroup >= lo && t.nullGroup < hi {
+		out[t.nullGroup-lo] = 0
+	}
+}
+
 func (t *intTable) keyColumns(alloc memory.Allocator, lo, hi int) ([]arrow.Array, error) {
 	var has []bool
 	if t.nullGroup >= lo && t.nullGroup < hi {
@@ -401,6 +418,16 @@ func (t *bytesTable) assign(keys []arrow.Array, n int, gids []uint32) error {
 		gids[i] = t.find(data[offs[i]:offs[i+1]])
 	}
 	return nil
+}
+
+func (t *bytesTable) partitions(seed spillSeed, shift uint, lo, hi int, out []uint8) {
+	out = out[:hi-lo]
+	for g := lo; g < hi; g++ {
+		out[g-lo] = uint8((maphash.Bytes(seed.bytes, t.arena[t.offs[g]:t.offs[g+1]]) >> shift) & spillMask)
+	}
+	if !t.composite && t.nullGroup >= lo && t.nullGroup < hi {
+		out[t.nullGroup-lo] = 0
+	}
 }
 
 func (t *bytesTable) keyColumns(alloc memory.Allocator, lo, hi int) ([]arrow.Array, error) {

@@ -195,6 +195,10 @@ func (b *buildRows) account(extra int64) error {
 	size := b.memSize() + extra
 	a.Account(size - b.accounted)
 	b.accounted = size
+	// A safe point for the operators below: those that can spill do so.
+	if err := b.ctx.RelieveMemory(); err != nil {
+		return err
+	}
 	return a.Err()
 }
 

@@ -744,6 +744,10 @@ func (st *stream) account() error {
 		int64(cap(st.refs)+cap(st.outRefs))*8 + int64(cap(st.matched))
 	a.Account(size - st.accounted)
 	st.accounted = size
+	// A safe point for the operators below: those that can spill do so.
+	if err := st.ctx.RelieveMemory(); err != nil {
+		return err
+	}
 	return a.Err()
 }
 

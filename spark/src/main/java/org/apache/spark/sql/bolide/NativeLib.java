@@ -47,9 +47,10 @@ public final class NativeLib {
   public static native long[] shuffleWrite(long handle, String dataPath, String codec, String checksum);
 
   /**
-   * What each operator of the block did so far, four values per operator: the plan node id the
-   * block was encoded with (PlanEncoder.encodeBlock), output rows, output batches and the
-   * operator's own nanoseconds (its children's time excluded). Called once per task, before
+   * What each operator of the block did so far, six values per operator: the plan node id the
+   * block was encoded with (PlanEncoder.encodeBlock), output rows, output batches, the
+   * operator's own nanoseconds (its children's time excluded), and the bytes it spilled (their
+   * in-memory size, then their size on disk). Called once per task, before
    * {@link #close}.
    */
   public static native long[] metrics(long handle);

@@ -9,8 +9,10 @@ import org.apache.spark.memory.TaskMemoryManager;
 /**
  * Accounts the Go engine's C memory to Spark's off-heap execution pool. The engine reserves in
  * large chunks (upcalls on the task thread), so Spark's view of the executor's memory includes
- * native batches, hash tables and buffers. Native operators cannot spill yet: {@link #spill}
- * frees nothing, and a task Spark cannot grant memory to fails with a message naming the limit.
+ * native batches, hash tables and buffers. When Spark refuses a reservation, the native
+ * operators that can spill (the hash aggregate) do so themselves at the next batch boundary; the
+ * others fail the task with a message naming the limit. Spark cannot ask them to spill yet:
+ * {@link #spill} frees nothing (spill requests arrive on other threads, mid-batch).
  */
 public final class NativeMemoryReserver extends MemoryConsumer {
   private long reserved = 0;

@@ -39,7 +39,7 @@ object BolideBlock {
     // execute, so nobody else would fill theirs.
     val operators = nodes.toSeq.map { case (id, b) =>
       NativeOperatorMetrics(id, b.longMetric("numOutputRows"), b.longMetric("numOutputBatches"),
-        b.longMetric("operatorTime"), top = b eq top)
+        b.longMetric("operatorTime"), top = b eq top, spillSize = b.metrics.get("spillSize"))
     }
     val sqlConf = SQLConf.get
     val conf = PlanEncoder.confJson(sqlConf)
@@ -128,7 +128,13 @@ final case class NativeOperatorMetrics(
     numOutputRows: SQLMetric,
     numOutputBatches: SQLMetric,
     time: SQLMetric,
-    top: Boolean)
+    top: Boolean,
+    spillSize: Option[SQLMetric] = None)
+
+object NativeOperatorMetrics {
+  /** Longs per operator in NativeLib.metrics: id, rows, batches, nanos, memory and disk bytes spilled. */
+  val Longs = 6
+}
 
 /**
  * A Spark child of a native block: partitioned like the block (batches, or a native shuffle read

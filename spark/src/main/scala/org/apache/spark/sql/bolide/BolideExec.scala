@@ -60,7 +60,10 @@ case class BolideExec(
     "numOutputRows" -> SQLMetrics.createMetric(sparkContext, "number of output rows"),
     "numOutputBatches" -> SQLMetrics.createMetric(sparkContext, "number of output batches"),
     "operatorTime" -> SQLMetrics.createNanoTimingMetric(sparkContext, "own time in native operator"),
-    "nativeTime" -> SQLMetrics.createNanoTimingMetric(sparkContext, "time in native block"))
+    "nativeTime" -> SQLMetrics.createNanoTimingMetric(sparkContext, "time in native block")) ++
+    (if (BolideExec.Spilling(nativeName)) {
+      Map("spillSize" -> SQLMetrics.createSizeMetric(sparkContext, "spill size"))
+    } else Map.empty)
 
   override def simpleString(maxFields: Int): String = {
     val s = original.simpleString(maxFields)
@@ -85,6 +88,9 @@ case class BolideExec(
 trait BolideNode extends SparkPlan
 
 object BolideExec {
+  /** The native operators that spill (docs/tuning.md): they show Spark's "spill size". */
+  val Spilling: Set[String] = Set("BolideHashAggregate")
+
   /** Why a Spark node was not replaced; read by the explain generator. */
   val FallbackReason: TreeNodeTag[String] = TreeNodeTag[String]("bolide.fallback")
 }

@@ -8,6 +8,7 @@ import org.apache.arrow.memory.BufferAllocator
 import org.apache.arrow.vector.{FieldVector, VectorSchemaRoot}
 import org.apache.arrow.vector.complex.StructVector
 
+import org.apache.spark.TaskContext
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.execution.metric.SQLMetric
 import org.apache.spark.sql.vectorized.{ArrowColumnVector, ColumnVector, ColumnarBatch}
@@ -97,20 +98,33 @@ class NativeBatchIterator(
     if (finished) close()
   }
 
-  /** One JNI call per task: the engine's counts of every operator, into their nodes' metrics. */
+  /**
+   * One JNI call per task: the engine's counts of every operator, into their nodes' metrics, and
+   * what its operators spilled, into the task's spill metrics (as Spark's own spilling operators
+   * report them).
+   */
   private def addOperatorMetrics(): Unit = if (operators.nonEmpty) {
     val byId = operators.map(o => o.id -> o).toMap
     val values = BolideErrors.rethrow(NativeLib.metrics(handle))
+    var memSpilled, diskSpilled = 0L
     var i = 0
-    while (i + 3 < values.length) {
+    while (i + NativeOperatorMetrics.Longs - 1 < values.length) {
       byId.get(values(i).toInt).foreach { o =>
         if (!o.top) {
           o.numOutputRows += values(i + 1)
           o.numOutputBatches += values(i + 2)
         }
         o.time += values(i + 3)
+        o.spillSize.foreach(_ += values(i + 4))
       }
-      i += 4
+      memSpilled += values(i + 4)
+      diskSpilled += values(i + 5)
+      i += NativeOperatorMetrics.Longs
+    }
+    val tc = TaskContext.get()
+    if (tc != null && (memSpilled > 0 || diskSpilled > 0)) {
+      tc.taskMetrics().incMemoryBytesSpilled(memSpilled)
+      tc.taskMetrics().incDiskBytesSpilled(diskSpilled)
     }
   }
 

@@ -149,8 +149,28 @@ object PlanEncoder {
       }
       g.writeEndObject()
       g.writeNumberField("partitionIndex", partitionIndex)
+      writeTaskMemory(g)
       g.writeEndObject()
     }
+  }
+
+  /**
+   * The executor's off-heap pool (the engine reserves in chunks that scale with it) and its local
+   * directories, where spill files go (Spark's DiskBlockManager dirs; removed with the executor).
+   */
+  private def writeTaskMemory(g: JsonGenerator): Unit = {
+    val env = org.apache.spark.SparkEnv.get
+    if (env == null) return
+    g.writeObjectFieldStart("memory")
+    val pool = if (env.conf.getBoolean("spark.memory.offHeap.enabled", defaultValue = false)) {
+      env.conf.getSizeAsBytes("spark.memory.offHeap.size", "0")
+    } else 0L
+    g.writeNumberField("pool", pool)
+    g.writeArrayFieldStart("spillDirs")
+    val dirs = try env.blockManager.diskBlockManager.localDirs.toSeq catch { case _: Exception => Nil }
+    dirs.foreach(d => g.writeString(d.getAbsolutePath))
+    g.writeEndArray()
+    g.writeEndObject()
   }
 
   private def writeConf(g: JsonGenerator, conf: SQLConf): Unit = {

@@ -1,0 +1,226 @@
+package memory
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+)
+
+// SpillFiles creates and tracks one task's spill files in Spark's local directories (the
+// executor's DiskBlockManager directories, round robin; the system's temporary directory when
+// none is known). Operators remove their files as soon as they have read them back; RemoveAll, at
+// task close (success, failure or cancellation alike), removes whatever is left.
+type SpillFiles struct {
+	dirs []string
+
+	mu    sync.Mutex
+	next  int
+	files map[string]struct{}
+	err   error // first failure to remove a file
+}
+
+// NewSpillFiles returns the registry of a task's spill files under dirs.
+func NewSpillFiles(dirs []string) *SpillFiles {
+	return &SpillFiles{dirs: dirs, files: map[string]struct{}{}}
+}
+
+// Create opens a new, empty spill file; name is a short label for its path (the operator).
+func (s *SpillFiles) Create(name string) (*os.File, error) {
+	s.mu.Lock()
+	dir := os.TempDir()
+	if len(s.dirs) > 0 {
+		dir = s.dirs[s.next%len(s.dirs)]
+		s.next++
+	}
+	s.mu.Unlock()
+	f, err := os.CreateTemp(dir, "bolide-spill-"+name+"-*.arrow")
+	if err != nil {
+		return nil, fmt.Errorf("create a spill file in %s: %w", dir, err)
+	}
+	s.mu.Lock()
+	s.files[f.Name()] = struct{}{}
+	s.mu.Unlock()
+	return f, nil
+}
+
+// Remove deletes one spill file (closed by the caller).
+func (s *SpillFiles) Remove(path string) error {
+	s.mu.Lock()
+	_, ok := s.files[path]
+	delete(s.files, path)
+	s.mu.Unlock()
+	if !ok {
+		return nil
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("remove spill file: %w", err)
+	}
+	return nil
+}
+
+// Count returns how many spill files exist.
+func (s *SpillFiles) Count() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.files)
+}
+
+// RemoveAll deletes every spill file left; it returns the first failure.
+func (s *SpillFiles) RemoveAll() error {
+	s.mu.Lock()
+	paths := make([]string, 0, len(s.files))
+	for p := range s.files {
+		paths = append(paths, p)
+	}
+	s.mu.Unlock()
+	var first error
+	for _, p := range paths {
+		if err := s.Remove(p); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// SpillWriter appends record batches to one spill file as an LZ4-compressed Arrow IPC stream.
+type SpillWriter struct {
+	files *SpillFiles
+	f     *os.File
+	buf   *bufio.Writer
+	cnt   countingWriter
+	w     *ipc.Writer
+	// MemBytes counts the Arrow buffer bytes written (Spark's "memory bytes spilled").
+	MemBytes int64
+	rows     int64
+}
+
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+const spillBufSize = 64 << 10
+
+// NewSpillWriter creates a spill file for batches of schema; buffers it compresses come from alloc.
+func (s *SpillFiles) NewSpillWriter(name string, schema *arrow.Schema, alloc *TaskAllocator) (*SpillWriter, error) {
+	f, err := s.Create(name)
+	if err != nil {
+		return nil, err
+	}
+	w := &SpillWriter{files: s, f: f}
+	w.cnt.w = f
+	w.buf = bufio.NewWriterSize(&w.cnt, spillBufSize)
+	opts := []ipc.Option{ipc.WithSchema(schema), ipc.WithLZ4()}
+	if alloc != nil {
+		opts = append(opts, ipc.WithAllocator(alloc))
+	}
+	w.w = ipc.NewWriter(w.buf, opts...)
+	return w, nil
+}
+
+// Write appends a batch.
+func (w *SpillWriter) Write(rec arrow.RecordBatch) error {
+	if err := w.w.Write(rec); err != nil {
+		return fmt.Errorf("write spill file %s: %w", w.f.Name(), err)
+	}
+	for _, c := range rec.Columns() {
+		w.MemBytes += dataBytes(c.Data())
+	}
+	w.rows += rec.NumRows()
+	return nil
+}
+
+func dataBytes(d arrow.ArrayData) int64 {
+	var n int64
+	for _, b := range d.Buffers() {
+		if b != nil {
+			n += int64(b.Len())
+		}
+	}
+	for _, c := range d.Children() {
+		n += dataBytes(c)
+	}
+	return n
+}
+
+// Rows returns the rows written.
+func (w *SpillWriter) Rows() int64 { return w.rows }
+
+// Finish ends the stream and closes the file; it returns the bytes on disk and the path to read
+// back with OpenSpill.
+func (w *SpillWriter) Finish() (path string, diskBytes int64, err error) {
+	path = w.f.Name()
+	err = w.w.Close()
+	if e := w.buf.Flush(); err == nil && e != nil {
+		err = e
+	}
+	if e := w.f.Close(); err == nil && e != nil {
+		err = e
+	}
+	if err != nil {
+		return path, w.cnt.n, fmt.Errorf("finish spill file %s: %w", path, err)
+	}
+	return path, w.cnt.n, nil
+}
+
+// Abort closes and removes the file (on an error path).
+func (w *SpillWriter) Abort() {
+	_ = w.w.Close()
+	_ = w.f.Close()
+	_ = w.files.Remove(w.f.Name())
+}
+
+// SpillReader reads a finished spill file back, batch by batch, into buffers from alloc.
+type SpillReader struct {
+	files *SpillFiles
+	f     *os.File
+	r     *ipc.Reader
+}
+
+// OpenSpill opens a finished spill file.
+func (s *SpillFiles) OpenSpill(path string, alloc *TaskAllocator) (*SpillReader, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("open spill file: %w", err)
+	}
+	var opts []ipc.Option
+	if alloc != nil {
+		opts = append(opts, ipc.WithAllocator(alloc))
+	}
+	r, err := ipc.NewReader(bufio.NewReaderSize(f, spillBufSize), opts...)
+	if err != nil {
+		_ = f.Close()
+		return nil, fmt.Errorf("read spill file %s: %w", path, err)
+	}
+	return &SpillReader{files: s, f: f, r: r}, nil
+}
+
+// Next returns the next batch (valid until the next call; retain to keep it), or nil at the end.
+func (r *SpillReader) Next() (arrow.RecordBatch, error) {
+	if r.r.Next() {
+		return r.r.RecordBatch(), nil
+	}
+	if err := r.r.Err(); err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("read spill file %s: %w", r.f.Name(), err)
+	}
+	return nil, nil
+}
+
+// Close closes and removes the file.
+func (r *SpillReader) Close() error {
+	r.r.Release()
+	_ = r.f.Close()
+	return r.files.Remove(r.f.Name())
+}
