@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"runtime/cgo"
 	"unsafe"
 
@@ -235,8 +236,12 @@ func (t *task) release() error {
 	var err error
 	if t.ctx != nil && t.ctx.Spill != nil {
 		// Operators remove their spill files as they go and at Close; this removes what a failed
-		// or cancelled task left.
-		err = t.ctx.Spill.RemoveAll()
+		// or cancelled task left. A file that cannot be removed is reported, not turned into a
+		// task failure: the task's output is complete (Spark's own temporary files are handled
+		// the same way).
+		if e := t.ctx.Spill.RemoveAll(); e != nil {
+			fmt.Fprintf(os.Stderr, "WARN Bolide: native block %s: %v\n", t.rootName, e)
+		}
 	}
 	if t.ctx != nil {
 		a := t.ctx.Alloc
