@@ -65,7 +65,7 @@ data/spark/spark-%/_COMPLETE:
 
 # TPC-H Parquet at any scale factor: `make tpch-data SF=10` (scripts/tpch-data.sh, cached in data/tpch/).
 tpch-data:
-	bash scripts/tpch-data.sh $(or $(SF),1)
+	bash scripts/tpch-data.sh $(SF)
 
 data/tpch/sf%/_COMPLETE:
 	bash scripts/tpch-data.sh $*
@@ -112,21 +112,13 @@ QUERIES ?=
 COMET_VERSION := 1.2.0
 COMET_JAR := build/bench/comet-spark-spark4.1_2.13-$(COMET_VERSION).jar
 BENCH_PY := build/bench/venv/bin/python
+DUCKDB_VERSION := 2.0.0
 
-.PHONY: bench bench-tpch bench-iceberg bench-demo test-bench-smoke
+.PHONY: bench bench-tpch bench-iceberg bench-scan bench-prep bench-demo test-bench-smoke
 bench: bench-tpch
 bench-iceberg:
 	TPCH_QUERIES=bench/iceberg-queries $(MAKE) --no-print-directory bench-tpch FORMAT=iceberg
-bench-tpch: $(JAR)
-	@mkdir -p build/bench
-	mvn -B -q -f bench/pom.xml compile
-	@if [ ! -s build/bench/classpath.txt ] || [ bench/pom.xml -nt build/bench/classpath.txt ]; then \
-	  mvn -B -q -f bench/pom.xml dependency:build-classpath -Dmdep.outputFile=$(CURDIR)/build/bench/classpath.txt >/dev/null; fi
-	@if [[ ",$(ENGINES)," == *,comet,* && ! -s $(COMET_JAR) ]]; then \
-	  mvn -B -q -f bench/pom.xml dependency:copy -Dartifact=org.apache.datafusion:comet-spark-spark4.1_2.13:$(COMET_VERSION) \
-	    -DoutputDirectory=$(CURDIR)/build/bench; fi
-	@test -x $(BENCH_PY) || python3 -m venv build/bench/venv
-	@$(BENCH_PY) -c 'import matplotlib' 2>/dev/null || $(BENCH_PY) -m pip install -q matplotlib
+bench-tpch: $(JAR) bench-prep
 	DATA="$${TPCH_DATA:-$$(bash scripts/tpch-data.sh $(SF) | tail -1)}" && \
 	{ [ -d "$$DATA/lineitem" ] || { echo "no TPC-H data in '$$DATA'" >&2; exit 1; }; } && \
 	$(BENCH_PY) scripts/bench-tpch.py --sf $(SF) --engines $(ENGINES) --iter $(ITER) --queries-list "$(QUERIES)" \
@@ -135,6 +127,32 @@ bench-tpch: $(JAR)
 	  --format $(FORMAT) --out bench/results/$$(date +%Y%m%d-%H%M%S)
 	@ln -sfn "$$(ls -1d bench/results/2* | tail -1 | xargs basename)" bench/results/latest
 	@echo "results in bench/results/latest -> $$(readlink bench/results/latest)"
+
+# Single-thread CPU of lineitem's full decode, Q1 and Q6: Bolide's Go engine alone (the captured
+# native blocks, replayed by native/cmd/replay), DuckDB from PyPI (threads=1), and Spark, Bolide and
+# Comet at local[1] (scripts/bench-scan.py): `make bench-scan [SF=1] [ITER=3]`.
+bench-scan: $(JAR) bench-prep
+	cd native && go build -o $(CURDIR)/build/bench/replay ./cmd/replay
+	@$(BENCH_PY) -c 'import duckdb' 2>/dev/null || $(BENCH_PY) -m pip install -q duckdb==$(DUCKDB_VERSION)
+	DATA="$$(bash scripts/tpch-data.sh $(SF) | tail -1)" && \
+	$(BENCH_PY) scripts/bench-scan.py --sf $(SF) --iter $(ITER) --data "$$DATA" \
+	  --classpath build/bench/classpath.txt --bolide-jar $(JAR) --comet-jar $(COMET_JAR) \
+	  --comet-version $(COMET_VERSION) --replay build/bench/replay --out bench/results/scan-$$(date +%Y%m%d-%H%M%S)
+	@ln -sfn "$$(ls -1d bench/results/scan-2* | tail -1 | xargs basename)" bench/results/scan-latest
+	@echo "results in bench/results/scan-latest -> $$(readlink bench/results/scan-latest)"
+
+# What every benchmark needs once: the bench driver compiled, Spark's classpath, Comet's JAR when
+# comet is among the engines (or for bench-scan), and a Python venv with matplotlib.
+bench-prep:
+	@mkdir -p build/bench
+	mvn -B -q -f bench/pom.xml compile
+	@if [ ! -s build/bench/classpath.txt ] || [ bench/pom.xml -nt build/bench/classpath.txt ]; then \
+	  mvn -B -q -f bench/pom.xml dependency:build-classpath -Dmdep.outputFile=$(CURDIR)/build/bench/classpath.txt >/dev/null; fi
+	@if [[ ",$(ENGINES),$(MAKECMDGOALS)," == *,comet,* || ",$(MAKECMDGOALS)," == *bench-scan* ]] && [ ! -s $(COMET_JAR) ]; then \
+	  mvn -B -q -f bench/pom.xml dependency:copy -Dartifact=org.apache.datafusion:comet-spark-spark4.1_2.13:$(COMET_VERSION) \
+	    -DoutputDirectory=$(CURDIR)/build/bench; fi
+	@test -x $(BENCH_PY) || python3 -m venv build/bench/venv
+	@$(BENCH_PY) -c 'import matplotlib' 2>/dev/null || $(BENCH_PY) -m pip install -q matplotlib
 
 # The smoke test of the benchmark (part of `make test`): SF 0.01, one iteration, all three engines;
 # fails unless the three output files are there and every Bolide answer equals Spark's.

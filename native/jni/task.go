@@ -44,7 +44,8 @@ func Java_org_apache_spark_sql_bolide_NativeLib_createPlan(env *C.JNIEnv, _ C.jc
 	inputs C.jobjectArray, reserver C.jobject, fallback C.jobject) (handle C.jlong) {
 	defer guard(env, "createPlan")
 	var r plan.TaskRequest
-	if err := json.Unmarshal(goBytes(env, req), &r); err != nil {
+	raw := goBytes(env, req)
+	if err := json.Unmarshal(raw, &r); err != nil {
 		throwError(env, fmt.Errorf("decode task request: %w", err))
 		return 0
 	}
@@ -64,6 +65,9 @@ func Java_org_apache_spark_sql_bolide_NativeLib_createPlan(env *C.JNIEnv, _ C.jc
 		Meter:          exec.NewMeter(),
 	}
 	n := int(C.array_length(env, C.jarray(inputs)))
+	if n == 0 {
+		dumpRequest(raw)
+	}
 	for i := 0; i < n; i++ {
 		local := C.object_at(env, inputs, C.jsize(i))
 		g := C.new_global(env, local)

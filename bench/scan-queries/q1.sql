@@ -1,0 +1,1 @@
+../../tpch/queries/q1.sql
