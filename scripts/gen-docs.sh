@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates docs/supported.md and the settings table of docs/configuration.md from the code.
+# Regenerates docs/supported.md, docs/functions.md and the settings table of docs/configuration.md from the code.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p build

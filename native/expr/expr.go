@@ -44,6 +44,13 @@ func Register(shortClass, doc string, t Translator) {
 	registry[shortClass] = entry{translate: t, doc: doc}
 }
 
+// Registered reports whether a Catalyst class (short name) has a translator (it may still refuse
+// some argument types or modes, with a reason).
+func Registered(shortClass string) bool {
+	_, ok := registry[shortClass]
+	return ok
+}
+
 // Unsupported is returned when no translator exists or a translator refuses.
 type Unsupported struct{ Reason string }
 

@@ -109,3 +109,18 @@ func Java_org_apache_spark_sql_bolide_NativeLib_supportDoc(env *C.JNIEnv, _ C.jc
 	defer guard(env, "supportDoc")
 	return javaBytes(env, []byte(translate.SupportDoc()))
 }
+
+// functionsDoc renders docs/functions.md: the JVM lists Spark's built-in functions (JSON array of
+// translate.BuiltinFunction), the engine says how it runs each.
+//
+//export Java_org_apache_spark_sql_bolide_NativeLib_functionsDoc
+func Java_org_apache_spark_sql_bolide_NativeLib_functionsDoc(env *C.JNIEnv, _ C.jclass, functions C.jbyteArray,
+	sparkVersion C.jstring) (out C.jbyteArray) {
+	defer guard(env, "functionsDoc")
+	var fns []translate.BuiltinFunction
+	if err := json.Unmarshal(goBytes(env, functions), &fns); err != nil {
+		throwError(env, fmt.Errorf("decode the function list: %w", err))
+		return 0
+	}
+	return javaBytes(env, []byte(translate.FunctionsDoc(fns, goString(env, sparkVersion))))
+}

@@ -20,7 +20,8 @@ func SupportDoc() string {
 	for _, r := range Rules() {
 		fmt.Fprintf(&b, "| %s | %s | `spark.bolide.exec.%s.enabled` | %s |\n", r.SparkClass, r.Name, r.ConfKey, r.Doc)
 	}
-	b.WriteString("\n## Expressions\n\n| Spark expression | notes |\n|---|---|\n")
+	b.WriteString("\n## Expressions\n\nBy Catalyst class; [functions.md](functions.md) lists Spark's built-in functions one by one.\n\n")
+	b.WriteString("| Spark expression | notes |\n|---|---|\n")
 	for _, e := range expr.Supported() {
 		fmt.Fprintf(&b, "| %s | %s |\n", e[0], e[1])
 	}

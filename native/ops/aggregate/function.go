@@ -105,6 +105,13 @@ var functions = map[string]fnBuilder{}
 
 func registerFunction(shortClass string, b fnBuilder) { functions[shortClass] = b }
 
+// Registered reports whether an aggregate function class (short name, e.g. "Sum") is run natively
+// (some argument types or modes may still be refused, with a reason).
+func Registered(shortClass string) bool {
+	_, ok := functions[shortClass]
+	return ok
+}
+
 // unsupported is a refusal whose text is shown to users.
 type unsupported struct{ reason string }
 

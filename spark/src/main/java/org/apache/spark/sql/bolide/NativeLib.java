@@ -21,6 +21,12 @@ public final class NativeLib {
   public static native byte[] supportDoc();
 
   /**
+   * The generated table of Spark's built-in functions (markdown): {@code functions} is a JSON
+   * array of {name, class, group, kind} (see GenerateDocs), the engine marks how it runs each.
+   */
+  public static native byte[] functionsDoc(byte[] functions, String sparkVersion);
+
+  /**
    * Builds one task's native block from a JSON TaskRequest. {@code inputs} deliver the batches of
    * the block's children that stay in Spark: each is a {@link NativeInput} (Arrow batches) or a
    * {@link NativeFrameSource} (the encoded blocks of a native shuffle read, decoded in Go); {@code reserver} may be null (no accounting);

@@ -14,6 +14,11 @@ class DocsSuite {
       GenerateDocs.supported(), GenerateDocs.read(new File(docs, "supported.md")))
   }
 
+  @Test def functionTableIsCurrent(): Unit = {
+    assertEquals("docs/functions.md is stale: run `make docs`",
+      GenerateDocs.functions(), GenerateDocs.read(new File(docs, "functions.md")))
+  }
+
   @Test def settingsReferenceIsCurrent(): Unit = {
     val current = GenerateDocs.read(new File(docs, "configuration.md"))
     assertEquals("docs/configuration.md is stale: run `make docs`",

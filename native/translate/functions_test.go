@@ -1,0 +1,40 @@
+package translate
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestFunctionStatus(t *testing.T) {
+	cat := "org.apache.spark.sql.catalyst.expressions."
+	cases := []struct {
+		f    BuiltinFunction
+		want string
+	}{
+		{BuiltinFunction{Name: "+", Class: cat + "Add", Kind: "scalar"}, fnNative},
+		{BuiltinFunction{Name: "sum", Class: cat + "aggregate.Sum", Kind: "aggregate"}, fnNative},
+		// An aggregate class is looked up among the aggregate functions only, and the reverse.
+		{BuiltinFunction{Name: "x", Class: cat + "Sum", Kind: "scalar"}, fnSpark},
+		{BuiltinFunction{Name: "y", Class: cat + "aggregate.Add", Kind: "aggregate"}, fnSpark},
+		{BuiltinFunction{Name: "nvl", Class: cat + "Nvl", Kind: "replaceable"}, fnRewritten},
+		{BuiltinFunction{Name: "levenshtein", Class: cat + "Levenshtein", Kind: "scalar"}, fnSpark},
+		{BuiltinFunction{Name: "explode", Class: cat + "Explode", Kind: "generator"}, fnSpark},
+	}
+	for _, c := range cases {
+		if got := functionStatus(c.f); got != c.want {
+			t.Errorf("%s (%s): %q, want %q", c.f.Name, c.f.Class, got, c.want)
+		}
+	}
+	var fns []BuiltinFunction
+	for _, c := range cases {
+		fns = append(fns, c.f)
+	}
+	doc := FunctionsDoc(fns, "4.1.3")
+	if !strings.Contains(doc, "Spark 4.1.3 has 7 built-in functions") || !strings.Contains(doc, "**2 native**, 1 rewritten") ||
+		!strings.Contains(doc, "4 run by Spark") {
+		t.Errorf("counts wrong:\n%s", doc)
+	}
+	if !strings.Contains(doc, "| `+` | Add |  | native |") {
+		t.Errorf("row for + missing:\n%s", doc)
+	}
+}
