@@ -17,7 +17,8 @@ type BuiltinFunction struct {
 	Class string `json:"class"` // the expression class the name builds
 	Group string `json:"group"` // ExpressionInfo's group, e.g. "math_funcs" ("" when Spark gives none)
 	// Kind is what the class is: "aggregate", "window", "generator", "replaceable" (a
-	// RuntimeReplaceable, rewritten by Spark into other expressions before planning) or "scalar".
+	// RuntimeReplaceable or an ExpressionBuilder: Spark turns it into other expressions before
+	// planning) or "scalar".
 	Kind string `json:"kind"`
 }
 
@@ -62,8 +63,8 @@ func FunctionsDoc(fns []BuiltinFunction, sparkVersion string) string {
 		count[fnRewritten], count[fnSpark])
 	b.WriteString("- *native*: the engine translates the expression class; it may still refuse an argument type ")
 	b.WriteString("or mode, and then says why in `EXPLAIN EXTENDED` (the notes in supported.md list what each covers).\n")
-	b.WriteString("- *rewritten by Spark*: a RuntimeReplaceable expression; Spark's optimizer replaces it ")
-	b.WriteString("(e.g. `nvl` becomes `coalesce`), and Bolide sees the replacement.\n")
+	b.WriteString("- *rewritten by Spark*: a RuntimeReplaceable expression or an ExpressionBuilder; Spark ")
+	b.WriteString("replaces it before planning (e.g. `nvl` becomes `coalesce`, `ceil` a Ceil), and Bolide sees the replacement.\n")
 	b.WriteString("- *Spark*: not native yet. The operator that holds it stays in Spark, with the reason; ")
 	b.WriteString("the rest of the plan stays native around it.\n\n")
 	b.WriteString("| function | Spark class | group | Bolide |\n|---|---|---|---|\n")

@@ -7,7 +7,7 @@ import java.nio.file.Files
 import com.fasterxml.jackson.core.JsonFactory
 
 import org.apache.spark.SPARK_VERSION
-import org.apache.spark.sql.catalyst.analysis.FunctionRegistry
+import org.apache.spark.sql.catalyst.analysis.{ExpressionBuilder, FunctionRegistry}
 import org.apache.spark.sql.catalyst.expressions.{Generator, RuntimeReplaceable, WindowFunction}
 import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateFunction
 
@@ -36,10 +36,14 @@ object GenerateDocs {
     val g = new JsonFactory().createGenerator(out)
     g.writeStartArray()
     FunctionRegistry.expressions.toSeq.sortBy(_._1).foreach { case (name, (info, _)) =>
-      val cls = try Some(Class.forName(info.getClassName)) catch { case _: ClassNotFoundException => None }
-      def is(c: Class[_]): Boolean = cls.exists(c.isAssignableFrom)
-      // A RuntimeReplaceableAggregate is both: Spark rewrites it, so it is "replaceable".
-      val kind = if (is(classOf[RuntimeReplaceable])) "replaceable"
+      // An ExpressionBuilder is a Scala object: its trait is on the module class (name + "$").
+      val classes = Seq(info.getClassName, info.getClassName + "$").flatMap { n =>
+        try Some(Class.forName(n)) catch { case _: ClassNotFoundException => None }
+      }
+      def is(c: Class[_]): Boolean = classes.exists(c.isAssignableFrom)
+      // A RuntimeReplaceableAggregate is both: Spark rewrites it, so it is "replaceable", like the
+      // names an ExpressionBuilder turns into another expression (ceil, lpad, hour).
+      val kind = if (is(classOf[RuntimeReplaceable]) || is(classOf[ExpressionBuilder])) "replaceable"
         else if (is(classOf[AggregateFunction])) "aggregate"
         else if (is(classOf[WindowFunction])) "window"
         else if (is(classOf[Generator])) "generator"
