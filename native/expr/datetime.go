@@ -2,6 +2,7 @@ package expr
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -15,13 +16,26 @@ import (
 //   - Year, Month, DayOfMonth (GetDateField): DateTimeUtils.getYear/getMonth/getDayOfMonth, i.e.
 //     LocalDate.ofEpochDay(days) in the proleptic Gregorian calendar (Spark 3+; no Julian switch in
 //     1582; year 0 is 1 BC). Every int day count is a valid LocalDate, so they never fail.
+//   - Quarter, DayOfWeek (1 = Sunday), WeekDay (0 = Monday), DayOfYear, WeekOfYear (ISO 8601:
+//     weeks start on Monday, week 1 has the year's first Thursday): the same LocalDate fields.
 //   - DateAdd, DateSub: start +/- days on Java ints (the int, short or byte days widened), which
 //     wrap on overflow in every eval mode (no addExact, no ANSI check).
+//   - DateDiff (end - start), LastDay (days - dayOfMonth + lengthOfMonth), UnixDate and
+//     DateFromUnixDate (the day count itself): Java int arithmetic, wrapping like Spark's.
 
 func init() {
 	Register("Year", "year(date): proleptic Gregorian year of a date (java.time.LocalDate), 0 for 1 BC", dateFieldTranslator(fieldYear))
 	Register("Month", "month(date): month 1-12 of a date, proleptic Gregorian", dateFieldTranslator(fieldMonth))
 	Register("DayOfMonth", "day(date): day of month 1-31 of a date, proleptic Gregorian", dateFieldTranslator(fieldDay))
+	Register("Quarter", "quarter(date): quarter 1-4 of a date", dateFieldTranslator(fieldQuarter))
+	Register("DayOfWeek", "dayofweek(date): 1 (Sunday) to 7 (Saturday)", dateFieldTranslator(fieldDayOfWeek))
+	Register("WeekDay", "weekday(date): 0 (Monday) to 6 (Sunday)", dateFieldTranslator(fieldWeekDay))
+	Register("DayOfYear", "dayofyear(date): day of the year 1-366, proleptic Gregorian", dateFieldTranslator(fieldDayOfYear))
+	Register("WeekOfYear", "weekofyear(date): ISO 8601 week of the week-based year 1-53 (IsoFields.WEEK_OF_WEEK_BASED_YEAR)", dateFieldTranslator(fieldWeekOfYear))
+	Register("LastDay", "last_day(date): the last day of the date's month (Java int arithmetic, as DateTimeUtils.getLastDayOfMonth)", translateLastDay)
+	Register("UnixDate", "unix_date(date): days since 1970-01-01", translateDayCount("UnixDate", sparktype.Date, sparktype.IntType))
+	Register("DateFromUnixDate", "date_from_unix_date(int): the date that many days after 1970-01-01", translateDayCount("DateFromUnixDate", sparktype.Int, sparktype.DateType))
+	Register("DateDiff", "datediff(end, start): end - start in days (Java int arithmetic: wraps)", translateDateDiff)
 	Register("DateAdd", "date_add(date, n) for int/short/byte n: date + n days, wrapping on int overflow as Spark does", dateArithTranslator(false))
 	Register("DateSub", "date_sub(date, n) for int/short/byte n: date - n days, wrapping on int overflow as Spark does", dateArithTranslator(true))
 }
@@ -29,15 +43,65 @@ func init() {
 // civilFromDays converts days since 1970-01-01 to a proleptic Gregorian (year, month, day), the
 // calendar of java.time.LocalDate (H. Hinnant's days-to-civil algorithm on 400-year eras).
 func civilFromDays(days int32) (year int32, month, day int32) {
-	z := int64(days) + 719468 // days since 0000-03-01
+	y, m, d := civilFromDays64(int64(days))
+	return int32(y), m, d
+}
+
+// daysFromCivil is civilFromDays' inverse: days since 1970-01-01 of a proleptic Gregorian date.
+func daysFromCivil(y int64, m, d int32) int64 {
+	if m <= 2 {
+		y--
+	}
+	era := y / 400
+	if y < 0 && y%400 != 0 {
+		era--
+	}
+	yoe := y - era*400 // [0, 399]
+	mp := int64((m + 9) % 12)
+	doy := (153*mp+2)/5 + int64(d) - 1
+	doe := yoe*365 + yoe/4 - yoe/100 + doy
+	return era*146097 + doe - 719468
+}
+
+func isLeap(y int32) bool { return y%4 == 0 && (y%100 != 0 || y%400 == 0) }
+
+var monthDays = [13]int32{0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31}
+
+func lengthOfMonth(y, m int32) int32 {
+	if m == 2 && isLeap(y) {
+		return 29
+	}
+	return monthDays[m]
+}
+
+// isoWeekday is 1 (Monday) to 7 (Sunday); 1970-01-01 was a Thursday.
+func isoWeekday(days int64) int32 {
+	w := (days + 3) % 7
+	if w < 0 {
+		w += 7
+	}
+	return int32(w) + 1
+}
+
+// isoWeek is the ISO 8601 week of the week-based year: the week (Monday to Sunday) holding the
+// date's Thursday, counted in the year that Thursday belongs to.
+func isoWeek(days int32) int32 {
+	thursday := int64(days) + int64(4-isoWeekday(int64(days)))
+	y, _, _ := civilFromDays64(thursday)
+	return int32((thursday-daysFromCivil(y, 1, 1))/7) + 1
+}
+
+// civilFromDays64 is civilFromDays for any day count (a Thursday next to the int range too).
+func civilFromDays64(days int64) (int64, int32, int32) {
+	z := days + 719468
 	era := z / 146097
 	if z < 0 && z%146097 != 0 {
 		era--
 	}
-	doe := z - era*146097                                  // [0, 146096]
-	yoe := (doe - doe/1460 + doe/36524 - doe/146096) / 365 // [0, 399]
-	doy := doe - (365*yoe + yoe/4 - yoe/100)               // [0, 365], from March 1st
-	mp := (5*doy + 2) / 153                                // [0, 11], March = 0
+	doe := z - era*146097
+	yoe := (doe - doe/1460 + doe/36524 - doe/146096) / 365
+	doy := doe - (365*yoe + yoe/4 - yoe/100)
+	mp := (5*doy + 2) / 153
 	d := doy - (153*mp+2)/5 + 1
 	m := mp + 3
 	if m > 12 {
@@ -47,7 +111,7 @@ func civilFromDays(days int32) (year int32, month, day int32) {
 	if m <= 2 {
 		y++
 	}
-	return int32(y), int32(m), int32(d)
+	return y, int32(m), int32(d)
 }
 
 type dateField uint8
@@ -56,9 +120,16 @@ const (
 	fieldYear dateField = iota
 	fieldMonth
 	fieldDay
+	fieldQuarter
+	fieldDayOfWeek
+	fieldWeekDay
+	fieldDayOfYear
+	fieldWeekOfYear
 )
 
-var dateFieldNames = [...]string{fieldYear: "year", fieldMonth: "month", fieldDay: "dayofmonth"}
+var dateFieldNames = [...]string{fieldYear: "year", fieldMonth: "month", fieldDay: "dayofmonth",
+	fieldQuarter: "quarter", fieldDayOfWeek: "dayofweek", fieldWeekDay: "weekday", fieldDayOfYear: "dayofyear",
+	fieldWeekOfYear: "weekofyear"}
 
 type getDateField struct {
 	field dateField
@@ -111,10 +182,151 @@ func (e *getDateField) evalMasked(ctx *exec.TaskContext, b *columnar.Batch, acti
 		for i, d := range days {
 			_, out[i], _ = civilFromDays(d)
 		}
-	default:
+	case fieldDay:
 		for i, d := range days {
 			_, _, out[i] = civilFromDays(d)
 		}
+	case fieldQuarter:
+		for i, d := range days {
+			_, m, _ := civilFromDays(d)
+			out[i] = (m-1)/3 + 1
+		}
+	case fieldDayOfWeek:
+		for i, d := range days {
+			out[i] = isoWeekday(int64(d))%7 + 1
+		}
+	case fieldWeekDay:
+		for i, d := range days {
+			out[i] = isoWeekday(int64(d)) - 1
+		}
+	case fieldDayOfYear:
+		for i, d := range days {
+			y, _, _ := civilFromDays(d)
+			out[i] = int32(int64(d)-daysFromCivil(int64(y), 1, 1)) + 1
+		}
+	case fieldWeekOfYear:
+		for i, d := range days {
+			out[i] = isoWeek(d)
+		}
+	}
+	return finish(dt, n, vbuf, obuf, nulls), nil
+}
+
+// ---- LastDay, UnixDate, DateFromUnixDate: one int32 column to another ----
+
+type dayMap struct {
+	name string
+	out  sparktype.Type
+	fn   func(int32) int32 // nil: the value itself
+	arg  Expr
+}
+
+func (e *dayMap) Type() sparktype.Type { return e.out }
+func (e *dayMap) mayFail() bool        { return mayFail(e.arg) }
+func (e *dayMap) String() string       { return fmt.Sprintf("%s(%s)", e.name, e.arg) }
+
+func lastDayOfMonth(days int32) int32 {
+	y, m, d := civilFromDays(days)
+	return days - d + lengthOfMonth(y, m) // int arithmetic, as Spark's (wraps past the int range)
+}
+
+func translateLastDay(pe *plan.Expr, conf *plan.Conf) (Expr, error) {
+	c, err := translateChild(pe, "startDate", conf)
+	if err != nil {
+		return nil, err
+	}
+	if c.Type().Kind != sparktype.Date {
+		return nil, unsupported("LastDay of %s is not supported natively", c.Type())
+	}
+	return &dayMap{name: "last_day", out: sparktype.DateType, fn: lastDayOfMonth, arg: c}, nil
+}
+
+func translateDayCount(class string, in sparktype.Kind, out sparktype.Type) Translator {
+	return func(pe *plan.Expr, conf *plan.Conf) (Expr, error) {
+		c, err := translateChild(pe, "child", conf)
+		if err != nil {
+			return nil, err
+		}
+		if c.Type().Kind != in {
+			return nil, unsupported("%s of %s is not supported natively", class, c.Type())
+		}
+		return &dayMap{name: strings.ToLower(class), out: out, arg: c}, nil
+	}
+}
+
+func (e *dayMap) Eval(ctx *exec.TaskContext, b *columnar.Batch) (arrow.Array, error) {
+	return e.evalMasked(ctx, b, nil)
+}
+
+func (e *dayMap) evalMasked(ctx *exec.TaskContext, b *columnar.Batch, active []byte) (arrow.Array, error) {
+	in, err := evalActive(ctx, b, e.arg, active)
+	if err != nil {
+		return nil, err
+	}
+	defer in.Release()
+	n := b.NumRows
+	dt := e.out.Arrow()
+	if n == 0 || in.NullN() == n {
+		return allNull(ctx.Alloc, dt, n), nil
+	}
+	vbuf, nulls := andValidity(ctx.Alloc, n, in)
+	src := values[int32](in)
+	obuf, out := newFixed[int32](ctx.Alloc, n)
+	if e.fn == nil {
+		copy(out, src)
+	} else {
+		for i, d := range src {
+			out[i] = e.fn(d)
+		}
+	}
+	return finish(dt, n, vbuf, obuf, nulls), nil
+}
+
+// ---- DateDiff ----
+
+type dateDiff struct{ end, start Expr }
+
+func (e *dateDiff) Type() sparktype.Type { return sparktype.IntType }
+func (e *dateDiff) mayFail() bool        { return mayFail(e.end) || mayFail(e.start) }
+func (e *dateDiff) String() string       { return fmt.Sprintf("datediff(%s, %s)", e.end, e.start) }
+
+func translateDateDiff(pe *plan.Expr, conf *plan.Conf) (Expr, error) {
+	end, err := translateChild(pe, "endDate", conf)
+	if err != nil {
+		return nil, err
+	}
+	start, err := translateChild(pe, "startDate", conf)
+	if err != nil {
+		return nil, err
+	}
+	if end.Type().Kind != sparktype.Date || start.Type().Kind != sparktype.Date {
+		return nil, unsupported("DateDiff of %s and %s is not supported natively", end.Type(), start.Type())
+	}
+	return &dateDiff{end: end, start: start}, nil
+}
+
+func (e *dateDiff) Eval(ctx *exec.TaskContext, b *columnar.Batch) (arrow.Array, error) {
+	return e.evalMasked(ctx, b, nil)
+}
+
+func (e *dateDiff) evalMasked(ctx *exec.TaskContext, b *columnar.Batch, active []byte) (arrow.Array, error) {
+	n := b.NumRows
+	eo, so, err := evalLeftThenRight(ctx, b, e.end, e.start, active)
+	if err != nil {
+		return nil, err
+	}
+	defer eo.release()
+	defer so.release()
+	dt := arrow.PrimitiveTypes.Int32
+	vbuf, nulls, allNullRes := binaryValidity(ctx.Alloc, n, eo, so)
+	if allNullRes || n == 0 {
+		return allNull(ctx.Alloc, dt, n), nil
+	}
+	obuf, out := newFixed[int32](ctx.Alloc, n)
+	end, em := values[int32](eo.arr), eo.mask()
+	start, sm := values[int32](so.arr), so.mask()
+	for i := range out {
+		out[i] = end[i&em] - start[i&sm]
 	}
 	return finish(dt, n, vbuf, obuf, nulls), nil
 }

@@ -3,6 +3,7 @@ package expr
 import (
 	"math"
 	"testing"
+	"time"
 )
 
 func TestDateFields(t *testing.T) {
@@ -46,4 +47,76 @@ func TestDateAddSub(t *testing.T) {
 	got, err = run(t, node("DateAdd", "date", "startDate", col(0, "date"), "days", litInt(1)), column(t, "date"))
 	expectRows(t, "empty batch", got, err)
 	expectRefused(t, "long days", node("DateAdd", "date", "startDate", col(0, "date"), "days", col(1, "long")), "DateAdd of date and long")
+}
+
+// TestDateFieldKernels checks the calendar kernels against Go's time package (the proleptic
+// Gregorian calendar with a year 0, as java.time's) over ~40000 days from year -200 to 10000, and
+// at the ends of the int range.
+func TestDateFieldKernels(t *testing.T) {
+	check := func(d int32) {
+		tm := time.Unix(int64(d)*86400, 0).UTC()
+		y, m, dom := civilFromDays(d)
+		if int(y) != tm.Year() || time.Month(m) != tm.Month() || int(dom) != tm.Day() {
+			t.Fatalf("day %d: civil %d-%d-%d, time %s", d, y, m, dom, tm)
+		}
+		if got, want := int64(daysFromCivil(int64(y), m, dom)), int64(d); got != want {
+			t.Fatalf("day %d: daysFromCivil %d", d, got)
+		}
+		if got, want := isoWeekday(int64(d))%7+1, int32(tm.Weekday())+1; got != want {
+			t.Fatalf("day %d (%s): dayofweek %d, want %d", d, tm, got, want)
+		}
+		_, wk := tm.ISOWeek()
+		if got := isoWeek(d); got != int32(wk) {
+			t.Fatalf("day %d (%s): weekofyear %d, want %d", d, tm, got, wk)
+		}
+		last := time.Date(tm.Year(), tm.Month()+1, 0, 0, 0, 0, 0, time.UTC)
+		if got, want := int64(lastDayOfMonth(d)), last.Unix()/86400; got != want {
+			t.Fatalf("day %d (%s): last_day %d, want %d", d, tm, got, want)
+		}
+	}
+	for d := int32(-792000); d < 2930000; d += 97 {
+		check(d)
+	}
+	for d := int32(-800); d < 800; d++ { // every day around 1970 and the leap years next to it
+		check(d)
+	}
+	for _, d := range []int32{math.MaxInt32, math.MaxInt32 - 6, math.MinInt32, math.MinInt32 + 6} {
+		if w := isoWeek(d); w < 1 || w > 53 {
+			t.Fatalf("day %d: week %d", d, w)
+		}
+	}
+}
+
+func TestMoreDateFields(t *testing.T) {
+	// Spark's documented examples: weekofyear('2008-02-20') = 8, dayofweek('2009-07-30') = 5,
+	// weekday('2009-07-30') = 3, dayofyear('2016-04-09') = 100, quarter('2016-08-31') = 3,
+	// last_day('2009-01-12') = 2009-01-31 (14275), 5881580-07-11 (the largest date) a Friday, datediff('2009-07-31', '2009-07-30') = 1; plus
+	// 2021-01-03, in ISO week 53 of 2020, and 2024-12-30, in week 1 of 2025.
+	days := column(t, "date", 13929, 14455, 16900, 17044, 14256, 18630, 20087, math.MaxInt32, nil)
+	for _, c := range []struct {
+		class string
+		want  []string
+	}{
+		{"WeekOfYear", s("8", "31", "14", "35", "3", "53", "1", "28", "null")},
+		{"DayOfWeek", s("4", "5", "7", "4", "2", "1", "2", "6", "null")},
+		{"WeekDay", s("2", "3", "5", "2", "0", "6", "0", "4", "null")},
+		{"DayOfYear", s("51", "211", "100", "244", "12", "3", "365", "193", "null")},
+		{"Quarter", s("1", "3", "2", "3", "1", "1", "4", "3", "null")},
+	} {
+		got, err := run(t, node(c.class, "integer", "child", col(0, "date")), days)
+		expectRows(t, c.class, got, err, c.want...)
+	}
+	got, err := run(t, node("LastDay", "date", "startDate", col(0, "date")), days)
+	// The last one wraps past the int range as Spark's int arithmetic does (5881580-07-31).
+	expectRows(t, "last_day", got, err, "13938", "14456", "16921", "17044", "14275", "18658", "20088", "-2147483629", "null")
+	got, err = run(t, node("DateDiff", "integer", "endDate", col(0, "date"), "startDate", col(1, "date")),
+		column(t, "date", 14456, 0, math.MinInt32, nil, 3), column(t, "date", 14455, 1, 1, 2, nil))
+	expectRows(t, "datediff", got, err, "1", "-1", "2147483647", "null", "null")
+	got, err = run(t, node("UnixDate", "integer", "child", col(0, "date")), column(t, "date", -5, nil))
+	expectRows(t, "unix_date", got, err, "-5", "null")
+	got, err = run(t, node("DateFromUnixDate", "date", "child", col(0, "integer")), column(t, "integer", 7, nil))
+	expectRows(t, "date_from_unix_date", got, err, "7", "null")
+	expectRefused(t, "weekofyear of timestamp", node("WeekOfYear", "integer", "child", col(0, "timestamp")), "WeekOfYear of timestamp")
+	expectRefused(t, "last_day of int", node("LastDay", "date", "startDate", col(0, "integer")), "LastDay of int")
+	expectRefused(t, "datediff of ints", node("DateDiff", "integer", "endDate", col(0, "integer"), "startDate", col(1, "date")), "DateDiff of int")
 }

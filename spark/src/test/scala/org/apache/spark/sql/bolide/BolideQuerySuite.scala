@@ -46,6 +46,14 @@ class BolideQuerySuite extends BolideSuiteBase {
     preds.foreach(p => checkNative(s"SELECT id, $p AS r FROM types WHERE $p", Seq(Scan, Filter)))
   }
 
+  @Test def dateFunctions(): Unit = {
+    checkNative("SELECT id, d, quarter(d), dayofweek(d), weekday(d), dayofyear(d), weekofyear(d), " +
+      "last_day(d), unix_date(d), datediff(d, d2), datediff(d2, date'2000-02-29'), date_from_unix_date(n), " +
+      "year(d), month(d), day(d) FROM dates", Seq(Scan, Project))
+    checkNative("SELECT id, weekofyear(dt), last_day(dt), datediff(dt, dt) FROM types WHERE dayofweek(dt) IN (1, 7)",
+      Seq(Scan, Filter, Project))
+  }
+
   @Test def arithmeticInProjections(): Unit = {
     checkNative("SELECT id, y + 1, s - y, i * 2, l + i, f * 2, d / 3, d - f, dec * 2, dec + wdec, " +
       "dec / 3, i % 7, l % -3, -i, cast(i as long) * 1000 FROM types", Seq(Scan, Project))

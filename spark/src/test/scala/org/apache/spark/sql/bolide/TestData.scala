@@ -42,6 +42,16 @@ object TestData {
     }
     spark.read.parquet(path("types_micros")).createOrReplaceTempView("types_micros")
 
+    // Dates from year 1 to about 10100 (written without the legacy calendar rebase), with nulls.
+    withSqlConf(spark, "spark.sql.parquet.datetimeRebaseModeInWrite" -> "CORRECTED") {
+      spark.range(0, 3000, 1, 2).selectExpr("id",
+        "if(id % 17 = 0, null, date_from_unix_date(cast(id * 2654435761 % 3700000 - 719162 as int))) as d",
+        "if(id % 19 = 0, null, date_from_unix_date(cast(id * 40503 % 100000 - 50000 as int))) as d2",
+        "if(id % 23 = 0, null, cast(id * 7919 % 200000 - 100000 as int)) as n")
+        .write.mode("overwrite").parquet(path("dates"))
+    }
+    spark.read.parquet(path("dates")).createOrReplaceTempView("dates")
+
     // Hive-style partitioned table: partition columns of several types.
     spark.range(0, 600, 1, 3).selectExpr("id", "cast(id % 3 as int) as p_int",
       "concat('r', cast(id % 2 as string)) as p_str", "id * 2.5 as v")
