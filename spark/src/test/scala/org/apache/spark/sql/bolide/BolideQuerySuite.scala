@@ -54,6 +54,12 @@ class BolideQuerySuite extends BolideSuiteBase {
       Seq(Scan, Filter, Project))
   }
 
+  @Test def stringFunctions(): Unit = {
+    checkNative("SELECT id, trim(concat('  ', str, ' \t ')), ltrim(concat(' ', str, ' ')), rtrim(concat(' ', str, '  ')), " +
+      "concat(str, '-', str), concat_ws(',', str, cast(null as string), str, 'z'), concat_ws(str, 'a', 'b'), octet_length(str), " +
+      "bit_length(bin), octet_length(bin), length(trim(str)) FROM types", Seq(Scan, Project))
+  }
+
   @Test def arithmeticInProjections(): Unit = {
     checkNative("SELECT id, y + 1, s - y, i * 2, l + i, f * 2, d / 3, d - f, dec * 2, dec + wdec, " +
       "dec / 3, i % 7, l % -3, -i, cast(i as long) * 1000 FROM types", Seq(Scan, Project))
