@@ -60,6 +60,16 @@ class BolideQuerySuite extends BolideSuiteBase {
       "bit_length(bin), octet_length(bin), length(trim(str)) FROM types", Seq(Scan, Project))
   }
 
+  @Test def mathFunctions(): Unit = {
+    val q = "SELECT id, abs(i), abs(l), abs(d), abs(f), abs(dec), abs(-wdec), isnan(d), isnan(d + cast('NaN' as double)), " +
+      "greatest(i, s, y), least(i, s, y, 0), greatest(d, f), least(-d, cast('NaN' as double)), greatest(str, 'str_2'), " +
+      "least(dt, date'2021-01-01'), greatest(dec, wdec), least(ts, timestamp'2020-10-01 00:00:00') FROM types"
+    checkNative(q, Seq(Scan, Project))
+    withConf("spark.sql.ansi.enabled" -> "false") {
+      checkNative(q, Seq(Scan, Project))
+    }
+  }
+
   @Test def arithmeticInProjections(): Unit = {
     checkNative("SELECT id, y + 1, s - y, i * 2, l + i, f * 2, d / 3, d - f, dec * 2, dec + wdec, " +
       "dec / 3, i % 7, l % -3, -i, cast(i as long) * 1000 FROM types", Seq(Scan, Project))
