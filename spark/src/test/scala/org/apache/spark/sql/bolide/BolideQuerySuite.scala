@@ -63,7 +63,8 @@ class BolideQuerySuite extends BolideSuiteBase {
   @Test def mathFunctions(): Unit = {
     val q = "SELECT id, abs(i), abs(l), abs(d), abs(f), abs(dec), abs(-wdec), isnan(d), isnan(d + cast('NaN' as double)), " +
       "greatest(i, s, y), least(i, s, y, 0), greatest(d, f), least(-d, cast('NaN' as double)), greatest(str, 'str_2'), " +
-      "least(dt, date'2021-01-01'), greatest(dec, wdec), least(ts, timestamp'2020-10-01 00:00:00') FROM types"
+      "least(dt, date'2021-01-01'), greatest(dec, wdec), least(ts, timestamp'2020-10-01 00:00:00'), " +
+      "ceil(d), floor(d), ceil(f), ceil(dec), floor(-dec), floor(wdec), ceil(l), floor(i) FROM types"
     checkNative(q, Seq(Scan, Project))
     withConf("spark.sql.ansi.enabled" -> "false") {
       checkNative(q, Seq(Scan, Project))
