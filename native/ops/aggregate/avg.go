@@ -193,7 +193,7 @@ func (f *avgDecimal) merge(cols []arrow.Array, gids []uint32) error {
 			f.counts[g] += counts[i]
 		}
 		if !bitSet(sbits, soff, i) { // add(sum.left, null) = null: the overflow sticks
-			f.acc.ovf[g] = true
+			f.acc.setOverflow(g)
 			continue
 		}
 		f.acc.addOne(g, sums[i])
