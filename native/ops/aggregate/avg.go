@@ -176,6 +176,12 @@ func (f *avgDecimal) update(ctx *exec.TaskContext, b *columnar.Batch, gids []uin
 	bits, off := validity(col)
 	f.acc.addColumn(fixedValues[decimal128.Num](col), bits, off, gids)
 	counts := f.counts
+	if bits == nil {
+		for _, g := range gids {
+			counts[g]++
+		}
+		return nil
+	}
 	for i, g := range gids {
 		if bitSet(bits, off, i) {
 			counts[g]++

@@ -360,24 +360,49 @@ func packInts[T int8 | int16 | int32 | int64](w []uint64, vals []T, shift, width
 }
 
 // packStrings packs each valid string (at most 7 bytes, checked by fits) as its bytes with its
-// length at bit lenAt; nulls are left to the caller.
+// length at bit lenAt; nulls are left to the caller. A string is read as the 8 bytes where it
+// starts, masked to its length, unless it is too near the end of the data buffer.
 func packStrings(w []uint64, offs []int32, data []byte, valid []byte, off int, shift, lenAt uint) {
+	offs = offs[:len(w)+1]
+	safe := len(data) - 8
+	if valid == nil {
+		for i := range w {
+			o, l := int(offs[i]), uint(offs[i+1]-offs[i])
+			var v uint64
+			if o <= safe {
+				v = binary.LittleEndian.Uint64(data[o:o+8]) & strMask[l&7]
+			} else {
+				v = tailBytes(data[o : o+int(l)])
+			}
+			w[i] |= (v | uint64(l)<<(lenAt&63)) << (shift & 63)
+		}
+		return
+	}
 	for i := range w {
-		o, e := int(offs[i]), int(offs[i+1])
-		l := e - o
-		if l == 0 || (valid != nil && !bitutil.BitIsSet(valid, off+i)) {
+		if !bitutil.BitIsSet(valid, off+i) { // its length may be anything
 			continue
 		}
+		o, l := int(offs[i]), uint(offs[i+1]-offs[i])
 		var v uint64
-		if o+8 <= len(data) {
-			v = binary.LittleEndian.Uint64(data[o:]) & (1<<(8*uint(l)) - 1)
+		if o <= safe {
+			v = binary.LittleEndian.Uint64(data[o:o+8]) & strMask[l&7]
 		} else {
-			for j := l - 1; j >= 0; j-- {
-				v = v<<8 | uint64(data[o+j])
-			}
+			v = tailBytes(data[o : o+int(l)])
 		}
-		w[i] |= (v | uint64(l)<<lenAt) << shift
+		w[i] |= (v | uint64(l)<<(lenAt&63)) << (shift & 63)
 	}
+}
+
+// strMask[l] keeps a string's l bytes of a little-endian word.
+var strMask = [8]uint64{0, 1<<8 - 1, 1<<16 - 1, 1<<24 - 1, 1<<32 - 1, 1<<40 - 1, 1<<48 - 1, 1<<56 - 1}
+
+// tailBytes reads up to 7 bytes little-endian.
+func tailBytes(b []byte) uint64 {
+	var v uint64
+	for j := len(b) - 1; j >= 0; j-- {
+		v = v<<8 | uint64(b[j])
+	}
+	return v
 }
 
 // probe1 assigns groups for one-word keys.

@@ -248,6 +248,12 @@ func (f *sumDecimal) update(ctx *exec.TaskContext, b *columnar.Batch, gids []uin
 	vals := fixedValues[decimal128.Num](col)
 	f.acc.addColumn(vals, bits, off, gids)
 	empty := f.empty
+	if bits == nil {
+		for _, g := range gids {
+			empty[g] = false
+		}
+		return nil
+	}
 	for i, g := range gids {
 		if bitSet(bits, off, i) {
 			empty[g] = false
