@@ -33,15 +33,16 @@ import (
 // keys' composite byte encoding exactly as the composite bytes table does, so that a task whose
 // tables differ (one migrated, one not) still sends a key to one partition.
 type packedTable struct {
-	types  []sparktype.Type
-	fields []packedField
-	words  int // 1 or 2; 0 until the first batch lays the fields out
-	keys0  []uint64
-	keys1  []uint64 // per group (keys1 with two words)
-	slots  []uint32 // group id + 1; 0 = empty
-	shift  uint
-	w0, w1 []uint64 // per-row scratch
-	bytes  *bytesTable
+	types     []sparktype.Type
+	composite bool // false: one string key, partitioned and migrated as bytesTable's single key
+	fields    []packedField
+	words     int // 1 or 2; 0 until the first batch lays the fields out
+	keys0     []uint64
+	keys1     []uint64 // per group (keys1 with two words)
+	slots     []uint32 // group id + 1; 0 = empty
+	shift     uint
+	w0, w1    []uint64 // per-row scratch
+	bytes     *bytesTable
 }
 
 type packKind uint8
@@ -90,9 +91,10 @@ func packedKind(t sparktype.Type) (packKind, bool) {
 
 const maxPackedString = 7 // a string's bytes and 3 length bits stay within one word
 
-// newPackedTable returns a packed table for the key types, or nil when they can never fit.
-func newPackedTable(types []sparktype.Type) *packedTable {
-	t := &packedTable{types: types}
+// newPackedTable returns a packed table for the key types, or nil when they can never fit; not
+// composite: one string or binary key (it stands for newBytesTable(types, false)).
+func newPackedTable(types []sparktype.Type, composite bool) *packedTable {
+	t := &packedTable{types: types, composite: composite}
 	for _, ty := range types {
 		k, ok := packedKind(ty)
 		if !ok {
@@ -260,7 +262,7 @@ func (t *packedTable) assign(keys []arrow.Array, n int, gids []uint32) error {
 		switch {
 		case t.words == 0:
 			if !t.chooseLayout(keys, n) {
-				t.bytes = newBytesTable(t.types, true)
+				t.bytes = newBytesTable(t.types, t.composite)
 			}
 		case !t.fits(keys, n):
 			if err := t.migrate(); err != nil {
@@ -488,7 +490,7 @@ func (t *packedTable) grow() {
 
 // migrate moves the groups to a composite bytes table, in group-id order (so ids are kept).
 func (t *packedTable) migrate() error {
-	b := newBytesTable(t.types, true)
+	b := newBytesTable(t.types, t.composite)
 	n := t.numGroups()
 	const step = 4096
 	gids := make([]uint32, step)
@@ -518,7 +520,8 @@ func (t *packedTable) migrate() error {
 var scratchAlloc = memory.NewGoAllocator()
 
 // partitions hashes each group's composite byte encoding (keyEncoder) with the task's seed, as
-// the composite bytes table does; spilling is rare, so the keys are rebuilt as columns for it.
+// the composite bytes table does (a single string key: its bytes, the null key to partition 0, as
+// the bytes table's single key); spilling is rare, so the keys are rebuilt as columns for it.
 func (t *packedTable) partitions(seed spillSeed, shift uint, lo, hi int, out []uint8) {
 	if t.bytes != nil {
 		t.bytes.partitions(seed, shift, lo, hi, out)
@@ -529,13 +532,26 @@ func (t *packedTable) partitions(seed spillSeed, shift uint, lo, hi int, out []u
 	if err != nil {
 		panic(err) // keyColumns of a packed table does not fail
 	}
+	defer func() {
+		for _, c := range cols {
+			c.Release()
+		}
+	}()
+	if !t.composite {
+		offs, data, _ := binaryParts(cols[0])
+		for i := range out {
+			if cols[0].IsNull(i) {
+				out[i] = 0
+				continue
+			}
+			out[i] = uint8((maphash.Bytes(seed.bytes, data[offs[i]:offs[i+1]]) >> shift) & spillMask)
+		}
+		return
+	}
 	enc := keyEncoder{types: t.types}
 	buf, offs := enc.encode(cols, hi-lo)
 	for i := range out {
 		out[i] = uint8((maphash.Bytes(seed.bytes, buf[offs[i]:offs[i+1]]) >> shift) & spillMask)
-	}
-	for _, c := range cols {
-		c.Release()
 	}
 }
 

@@ -34,15 +34,22 @@ func TestPackedTableMatchesBytesTable(t *testing.T) {
 		for i := range types {
 			types[i] = packableTypes[r.IntN(len(packableTypes))]
 		}
-		if k == 1 && types[0].Kind != sparktype.Decimal {
-			types = append(types, sparktype.BooleanType) // single non-decimal keys have their own tables
+		composite := true
+		if k == 1 {
+			switch types[0].Kind {
+			case sparktype.String, sparktype.Binary:
+				composite = false // as the bytes table's single key
+			case sparktype.Decimal:
+			default:
+				types = append(types, sparktype.BooleanType) // a single int-like key has the int table
+			}
 		}
 		name := fmt.Sprint(trial, types)
-		pt := newPackedTable(types)
+		pt := newPackedTable(types, composite)
 		if pt == nil {
 			continue // the fixed widths alone need more than two words
 		}
-		bt := newBytesTable(types, true)
+		bt := newBytesTable(types, composite)
 		maxLen := 1 + r.IntN(3)
 		seed := spillSeed{bits: r.Uint64(), bytes: maphash.MakeSeed()}
 		for batch := 0; batch < 5; batch++ {
@@ -124,6 +131,7 @@ func TestPackedTableLayouts(t *testing.T) {
 		words int // 0: not packed
 	}{
 		{[]sparktype.Type{sparktype.StringType, sparktype.StringType}, 1},
+		{[]sparktype.Type{sparktype.StringType}, 1},
 		{[]sparktype.Type{sparktype.IntType, sparktype.IntType}, 2},
 		{[]sparktype.Type{sparktype.IntType, sparktype.LongType}, 2},
 		{[]sparktype.Type{sparktype.LongType, sparktype.LongType}, 0},
@@ -148,7 +156,7 @@ func TestPackedTableLayouts(t *testing.T) {
 			t.Errorf("%v: %d words (migrated %v), want %d", c.types, pt.words, pt.bytes != nil, c.words)
 		}
 	}
-	pt := newPackedTable([]sparktype.Type{sparktype.StringType, sparktype.StringType})
+	pt := newPackedTable([]sparktype.Type{sparktype.StringType, sparktype.StringType}, true)
 	gids := make([]uint32, 3)
 	pt.assign([]arrow.Array{strCol([]string{"A", "N", ""}, []bool{true, true, true}), strCol([]string{"F", "", "x"}, []bool{true, false, true})}, 3, gids)
 	// 4 bytes + 3 length bits, 3 bytes + 2 length bits, 2 null bits: 63 bits
