@@ -16,22 +16,22 @@ import (
 	"github.com/bolide-dev/bolide/native/sparktype"
 )
 
-// packedTable groups by composite keys that fit in one or two 64-bit words: every key of a row is
-// packed into the words a column at a time (a null bit per key, then the value's bits; a short
-// string as its length and bytes), and the words are probed in an open-addressing table as an
-// integer key would be. It replaces the bytes table's row-by-row encoding, byte hashing and byte
+// packedTable groups by composite keys (or one string key) that fit in one or two 64-bit words:
+// every key of a row is packed into the words a column at a time (a null bit per key, then the
+// value's bits; a short string as its length and bytes), and the words are probed in an
+// open-addressing table as an integer key would be. It replaces the bytes table's row-by-row encoding, byte hashing and byte
 // comparison for keys like TPC-H Q1's (two 1-char strings).
 //
 // Fixed-width keys (booleans, integers, dates, timestamps, decimals up to 18 digits) always fit
 // their layout; strings fit only up to the length the layout gives them, chosen at the first
 // batch from its longest strings (as long as possible while the words stay as few). A later
-// batch with a longer string migrates the table once to the composite bytes table, re-inserting
+// batch with a longer string migrates the table once to the bytes table, re-inserting
 // its groups in group-id order, and every later call goes there. Floating keys are left to the
 // bytes table (their NaN and -0.0 normalization).
 //
 // Group ids are dense in order of first appearance, as in every table; spill partitions hash the
-// keys' composite byte encoding exactly as the composite bytes table does, so that a task whose
-// tables differ (one migrated, one not) still sends a key to one partition.
+// keys exactly as the bytes table does (see partitions), so that a task whose tables differ (one
+// migrated, one not) still sends a key to one partition.
 type packedTable struct {
 	types     []sparktype.Type
 	composite bool // false: one string key, partitioned and migrated as bytesTable's single key
