@@ -176,6 +176,12 @@ func (f *avgDecimal) update(ctx *exec.TaskContext, b *columnar.Batch, gids []uin
 	bits, off := validity(col)
 	f.acc.addColumn(fixedValues[decimal128.Num](col), bits, off, gids)
 	counts := f.counts
+	if bits == nil {
+		for _, g := range gids {
+			counts[g]++
+		}
+		return nil
+	}
 	for i, g := range gids {
 		if bitSet(bits, off, i) {
 			counts[g]++
@@ -193,7 +199,7 @@ func (f *avgDecimal) merge(cols []arrow.Array, gids []uint32) error {
 			f.counts[g] += counts[i]
 		}
 		if !bitSet(sbits, soff, i) { // add(sum.left, null) = null: the overflow sticks
-			f.acc.ovf[g] = true
+			f.acc.setOverflow(g)
 			continue
 		}
 		f.acc.addOne(g, sums[i])

@@ -36,8 +36,9 @@ type groupTable interface {
 }
 
 // newGroupTable picks the table for the key types: none, one integral-like key (integers, dates,
-// timestamps, booleans, floats as normalized bits), one string/binary key, or anything else as
-// composite keys encoded to bytes.
+// timestamps, booleans, floats as normalized bits), one string/binary key or composite keys
+// packed into one or two words (packedtable.go) when their types and values allow (otherwise the
+// bytes table: one string key, or composite keys encoded to bytes).
 func newGroupTable(types []sparktype.Type) groupTable {
 	switch {
 	case len(types) == 0:
@@ -45,8 +46,11 @@ func newGroupTable(types []sparktype.Type) groupTable {
 	case len(types) == 1 && intLike(types[0]):
 		return newIntTable(types[0])
 	case len(types) == 1 && (types[0].Kind == sparktype.String || types[0].Kind == sparktype.Binary):
-		return newBytesTable(types, false)
+		return newPackedTable(types, false) // strings of up to 7 bytes; longer ones migrate
 	default:
+		if t := newPackedTable(types, true); t != nil {
+			return t
+		}
 		return newBytesTable(types, true)
 	}
 }

@@ -146,7 +146,9 @@ func TestSpillGivesTheSameGroups(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		keys []int
-	}{{"string key", []int{0}}, {"int key", []int{1}}, {"composite key", []int{1, 4}}} {
+	}{{"string key", []int{0}}, {"int key", []int{1}}, {"composite key", []int{1, 4}},
+		{"packed string key", []int{5}}, {"packed string and int key", []int{5, 1}},
+		{"composite bytes key", []int{0, 1}}} {
 		t.Run(tc.name, func(t *testing.T) {
 			plans := buildPlans(t, e2eIn, tc.keys, e2eAggs)
 			batches := toBatches(rows, 700)

@@ -2,7 +2,6 @@ package aggregate
 
 import (
 	"fmt"
-	"math/big"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -220,104 +219,7 @@ func (f *sumDouble) result(alloc memory.Allocator, lo, hi int) (arrow.Array, err
 	return buildFixed(alloc, sparktype.DoubleType, f.sums[lo:hi], f.seen[lo:hi]), nil
 }
 
-// --- decimal sums ---
-
-// decSum holds decimal running sums with Spark's buffer semantics (see Sum above): per group a
-// 128-bit sum and an overflow flag (the buffer went null); with a single group (no grouping keys)
-// an exact 192-bit sum checked only when it leaves the buffer.
-type decSum struct {
-	t      sparktype.Type
-	check  bool // per-row precision check: grouped and precision > 18 (UnsafeRow.setDecimal)
-	single bool
-	los    []uint64
-	his    []int64
-	ovf    []bool
-	wide   wideSum
-}
-
-func newDecSum(t sparktype.Type, single bool) *decSum {
-	return &decSum{t: t, single: single, check: !single && t.Precision > 18}
-}
-
-func (d *decSum) grow(n int) {
-	d.los = growSlice(d.los, n, 0)
-	d.his = growSlice(d.his, n, 0)
-	d.ovf = growSlice(d.ovf, n, false)
-}
-
-func (d *decSum) addColumn(vals []decimal128.Num, bits []byte, off int, gids []uint32) {
-	vals = vals[:len(gids)]
-	if d.single {
-		for i := range gids {
-			if bitSet(bits, off, i) {
-				d.wide.add(vals[i].LowBits(), vals[i].HighBits())
-			}
-		}
-		return
-	}
-	los, his, ovf, p := d.los, d.his, d.ovf, d.t.Precision
-	for i, g := range gids {
-		if (bits != nil && !bitSet(bits, off, i)) || ovf[g] {
-			continue
-		}
-		lo, hi, o := add128(los[g], his[g], vals[i].LowBits(), vals[i].HighBits())
-		if o || (d.check && !fitsPrecision(lo, hi, p)) {
-			ovf[g] = true
-			continue
-		}
-		los[g], his[g] = lo, hi
-	}
-}
-
-func (d *decSum) addOne(g uint32, v decimal128.Num) {
-	if d.single {
-		d.wide.add(v.LowBits(), v.HighBits())
-		return
-	}
-	if d.ovf[g] {
-		return
-	}
-	lo, hi, o := add128(d.los[g], d.his[g], v.LowBits(), v.HighBits())
-	if o || (d.check && !fitsPrecision(lo, hi, d.t.Precision)) {
-		d.ovf[g] = true
-		return
-	}
-	d.los[g], d.his[g] = lo, hi
-}
-
-// value returns group g's sum as a 128-bit number when it fits the buffer precision (fits), or
-// the exact value (big) for error messages; ovf reports a buffer that went null.
-func (d *decSum) value(g int) (n decimal128.Num, fits bool, exact *big.Int, ovf bool) {
-	if d.ovf[g] {
-		return n, false, nil, true
-	}
-	if d.single {
-		v := d.wide.big()
-		if !bigFits(v, d.t.Precision) {
-			return n, false, v, false
-		}
-		return decimal128.FromBigInt(v), true, v, false
-	}
-	if !fitsPrecision(d.los[g], d.his[g], d.t.Precision) {
-		return n, false, num128ToBig(d.los[g], d.his[g]), false
-	}
-	return decimal128.New(d.his[g], d.los[g]), true, nil, false
-}
-
-// bufferColumn builds the sum buffer column as a Spark UnsafeRow writer would: a value over the
-// precision becomes null.
-func (d *decSum) bufferColumn(alloc memory.Allocator, lo, hi int) arrow.Array {
-	o := newFixedOut[decimal128.Num](alloc, hi-lo)
-	for g := lo; g < hi; g++ {
-		n, fits, _, _ := d.value(g)
-		if fits {
-			o.V[g-lo] = n
-		} else {
-			o.setNull(alloc, g-lo)
-		}
-	}
-	return o.finish(d.t.Arrow())
-}
+// --- decimal sums (the accumulator, decSum, is in decsum.go) ---
 
 type sumDecimal struct {
 	in    *input
@@ -346,6 +248,12 @@ func (f *sumDecimal) update(ctx *exec.TaskContext, b *columnar.Batch, gids []uin
 	vals := fixedValues[decimal128.Num](col)
 	f.acc.addColumn(vals, bits, off, gids)
 	empty := f.empty
+	if bits == nil {
+		for _, g := range gids {
+			empty[g] = false
+		}
+		return nil
+	}
 	for i, g := range gids {
 		if bitSet(bits, off, i) {
 			empty[g] = false
@@ -363,7 +271,7 @@ func (f *sumDecimal) merge(cols []arrow.Array, gids []uint32) error {
 		inEmpty := bitSet(evalid, evoff, i) && bitSet(ebits, eoff, i)
 		if !bitSet(sbits, soff, i) {
 			if !inEmpty { // the partial buffer overflowed
-				f.acc.ovf[g] = true
+				f.acc.setOverflow(g)
 				f.empty[g] = false
 			}
 			continue
