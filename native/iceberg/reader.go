@@ -36,7 +36,7 @@ type Reader struct {
 	ctx       context.Context // bounds the object-store reads of the Spark task
 	alloc     memory.Allocator
 	batchSize int
-	mapping   map[string]int32         // the name mapping's top-level names
+	mapping   *nameMapping             // the table's name mapping, or nil
 	fieldType map[int32]sparktype.Type // table fields' Spark types, for equality deletes
 	hasDelCol bool                     // _deleted is projected: deleted rows are flagged, not dropped
 	prune     []parquet.Predicate      // row-group pruning by statistics, on output column names
@@ -214,8 +214,11 @@ func (r *Reader) Open(t *Task, data objstore.File) error {
 			t.Path, positions.sorted[n-1], t.RecordCount)
 	}
 	r.deleted = newCursor(positions)
-	spec := &parquet.ScanSpec{Columns: fields, FieldIDs: ids, IDsByName: r.mapping, BatchSize: r.batchSize,
+	spec := &parquet.ScanSpec{Columns: fields, FieldIDs: ids, BatchSize: r.batchSize,
 		CaseSensitive: true, Filters: r.prune, Nested: nested}
+	if r.mapping != nil {
+		spec.IDsByName, spec.Mapping = r.mapping.top, r.mapping.nested
+	}
 	if ids == nil {
 		spec.FieldIDs = []int32{}
 	}
@@ -456,7 +459,10 @@ func (r *Reader) equalityDeletes(d *DeleteFile) (*equalitySet, error) {
 		}
 		fields[i] = sparktype.Field{Name: fmt.Sprintf("_eq_%d", id), Type: t, Nullable: true}
 	}
-	spec := &parquet.ScanSpec{Columns: fields, FieldIDs: d.EqualityIDs, IDsByName: r.mapping, CaseSensitive: true}
+	spec := &parquet.ScanSpec{Columns: fields, FieldIDs: d.EqualityIDs, CaseSensitive: true}
+	if r.mapping != nil {
+		spec.IDsByName = r.mapping.top
+	}
 	f, closeFile, err := r.openWhole(d.Path, spec)
 	if err != nil {
 		return nil, err

@@ -12,8 +12,12 @@ package parquet
 import (
 	"fmt"
 
+	"github.com/parquet-go/parquet-go/format"
+
 	"github.com/bolide-dev/bolide/native/sparktype"
 )
+
+const repeated = format.Repeated
 
 // FieldNode gives the field ids inside one nested column of a scan by field id.
 type FieldNode struct {
@@ -76,6 +80,84 @@ func childByID(p *pnode, id int32) (*pnode, error) {
 func checkDefault(n *FieldNode, t sparktype.Type, path string) error {
 	if n.Default != nil && t.Nested() {
 		return &UnsupportedError{What: fmt.Sprintf("struct field %s: an initial default of nested type %s", path, t)}
+	}
+	return nil
+}
+
+// MappedName is an entry of an Iceberg name mapping below the top level: the names a field has
+// had in files without field ids, its id, and the entries of its own parts (a list's element is
+// named "element", a map's key and value "key" and "value", as Iceberg's MappingUtil names them).
+type MappedName struct {
+	ID     int32
+	Names  []string
+	Fields []MappedName
+}
+
+func findMapped(ms []MappedName, name string) *MappedName {
+	for i := range ms {
+		for _, n := range ms[i].Names {
+			if n == name {
+				return &ms[i]
+			}
+		}
+	}
+	return nil
+}
+
+// applyMapping gives the parts of a file's nested column without field ids the ids of the name
+// mapping's entries, Iceberg's way (ApplyNameMapping): a struct's fields by name, a list's
+// element and a map's key and value by their names in the file. It returns the path of a part
+// the mapping does not name, or "" when it names them all: the reader leaves such a file to
+// Iceberg Java (which ignores an unmapped part, or reads its struct fields as nulls) rather than
+// reproduce what an incomplete mapping means.
+func applyMapping(p *pnode, ms []MappedName) string {
+	place := func(k *pnode) string {
+		m := findMapped(ms, k.name)
+		if m == nil {
+			return k.path
+		}
+		k.id = m.ID
+		return applyMapping(k, m.Fields)
+	}
+	var kids []*pnode
+	switch {
+	case p.leaf != nil:
+		return ""
+	case p.isList():
+		e := listElement(p)
+		if e == nil || e == p.kids[0] {
+			return p.path // not the 3-level layout: its element is not named "element"
+		}
+		kids = []*pnode{e}
+	case p.isMap():
+		if len(p.kids) != 1 {
+			return p.path
+		}
+		kids = p.kids[0].kids
+	case p.rep == repeated:
+		return p.path // an unannotated repeated field: a list without an element to name
+	default:
+		kids = p.kids
+	}
+	for _, k := range kids {
+		if miss := place(k); miss != "" {
+			return miss
+		}
+	}
+	return ""
+}
+
+// listElement is the node of a LIST group read as its element (nested.go's shapes), or nil.
+func listElement(p *pnode) *pnode {
+	if len(p.kids) != 1 || p.kids[0].rep != repeated {
+		return nil
+	}
+	r := p.kids[0]
+	if r.leaf != nil || len(r.kids) > 1 || r.name == "array" || r.name == p.name+"_tuple" {
+		return r
+	}
+	if len(r.kids) == 1 {
+		return r.kids[0]
 	}
 	return nil
 }

@@ -208,30 +208,91 @@ func TestNestedByFieldIDRefusals(t *testing.T) {
 	}
 }
 
-// A file without field ids (imported, read through the name mapping): the top-level column is
-// found, but its fields have no ids to be matched by, so the file goes to Iceberg Java.
+// A file without field ids (imported, read through the name mapping): the mapping's nested
+// entries give the parts their ids; a part the mapping does not name, or no mapping at all,
+// leaves the file to Iceberg Java.
 func TestNestedWithoutFieldIDs(t *testing.T) {
 	type in struct {
-		A *int32 `parquet:"a,optional"`
+		A *int32  `parquet:"a,optional"`
+		B *string `parquet:"b,optional"`
+	}
+	type el struct {
+		X *int32 `parquet:"x,optional"`
 	}
 	type rec struct {
-		S *in `parquet:"s,optional"`
+		S *in              `parquet:"s,optional"`
+		L []el             `parquet:"l,optional,list"`
+		M map[string]int32 `parquet:"m,optional"`
+	}
+	var recs []rec
+	for i := 0; i < 100; i++ {
+		r := rec{S: &in{A: ptr(int32(i)), B: ptr(fmt.Sprint("b", i))}, M: map[string]int32{"k": int32(-i)}}
+		if i%4 == 0 {
+			r.S = nil
+		}
+		for j := 0; j < i%3; j++ {
+			r.L = append(r.L, el{X: ptr(int32(j))})
+		}
+		recs = append(recs, r)
 	}
 	path := filepath.Join(t.TempDir(), "noids.parquet")
-	if err := pq.WriteFile(path, []rec{{S: &in{A: ptr(int32(1))}}}); err != nil {
+	if err := pq.WriteFile(path, recs); err != nil {
 		t.Fatal(err)
 	}
-	sType := sparktype.StructOf(fld("a", sparktype.IntType))
-	spec := &ScanSpec{Columns: []sparktype.Field{fld("s", sType)}, FieldIDs: []int32{2},
-		Nested: []*FieldNode{{ID: 2, Kids: []*FieldNode{{ID: 3}}}}, IDsByName: map[string]int32{"s": 2}}
-	var unsupported *UnsupportedError
-	if _, err := Open(path, 0, 1<<40, spec, checkedAlloc(t)); !errors.As(err, &unsupported) {
-		t.Errorf("want UnsupportedError, got %v", err)
+	cols := []sparktype.Field{
+		fld("s2", sparktype.StructOf(fld("bb", sparktype.StringType), fld("a", sparktype.LongType), fld("new", sparktype.IntType))),
+		fld("l", sparktype.ArrayOf(sparktype.StructOf(fld("x", sparktype.LongType)), true)),
+		fld("m", sparktype.MapOf(sparktype.StringType, sparktype.LongType, true)),
 	}
-	// Not in the mapping: the column is absent, all nulls.
-	spec.IDsByName = map[string]int32{"other": 2}
+	nested := []*FieldNode{
+		{ID: 1, Kids: []*FieldNode{{ID: 11}, {ID: 10}, {ID: 12}}},
+		{ID: 2, Kids: []*FieldNode{{ID: 20, Kids: []*FieldNode{{ID: 21}}}}},
+		{ID: 3, Kids: []*FieldNode{{ID: 30}, {ID: 31}}},
+	}
+	mapping := map[string][]MappedName{
+		"s": {{ID: 10, Names: []string{"a"}}, {ID: 11, Names: []string{"b", "bb"}}},
+		"l": {{ID: 20, Names: []string{"element"}, Fields: []MappedName{{ID: 21, Names: []string{"x"}}}}},
+		"m": {{ID: 30, Names: []string{"key"}}, {ID: 31, Names: []string{"value"}}},
+	}
+	byName := map[string]int32{"s": 1, "l": 2, "m": 3}
+	spec := &ScanSpec{Columns: cols, FieldIDs: []int32{1, 2, 3}, Nested: nested, IDsByName: byName, Mapping: mapping}
 	rows := readJSON(t, path, spec)
-	if len(rows) != 1 || rows[0] != "null" {
-		t.Errorf("absent column: %v", rows)
+	if len(rows) != len(recs) {
+		t.Fatalf("%d rows", len(rows))
+	}
+	for i, r := range recs {
+		s := "null"
+		if r.S != nil {
+			s = fmt.Sprintf(`{"a":%d,"bb":"b%d","new":null}`, i, i)
+		}
+		l := "null"
+		if r.L != nil {
+			var es []string
+			for j := range r.L {
+				es = append(es, fmt.Sprintf(`{"x":%d}`, j))
+			}
+			l = "[" + strings.Join(es, ",") + "]"
+		}
+		want := fmt.Sprintf(`%s|%s|[{"key":"k","value":%d}]`, s, l, -i)
+		if rows[i] != want {
+			t.Fatalf("row %d:\n got  %s\n want %s", i, rows[i], want)
+		}
+	}
+	var unsupported *UnsupportedError
+	for name, m := range map[string]map[string][]MappedName{
+		"no mapping":           nil,
+		"a field not mapped":   {"s": {{ID: 10, Names: []string{"a"}}}, "l": mapping["l"], "m": mapping["m"]},
+		"element not mapped":   {"s": mapping["s"], "l": {}, "m": mapping["m"]},
+		"map value not mapped": {"s": mapping["s"], "l": mapping["l"], "m": {{ID: 30, Names: []string{"key"}}}},
+	} {
+		spec.Mapping = m
+		if _, err := Open(path, 0, 1<<40, spec, checkedAlloc(t)); !errors.As(err, &unsupported) {
+			t.Errorf("%s: want UnsupportedError, got %v", name, err)
+		}
+	}
+	// Not in the mapping at all: the column is absent, all nulls.
+	spec = &ScanSpec{Columns: cols[:1], FieldIDs: []int32{1}, Nested: nested[:1], IDsByName: map[string]int32{"other": 1}}
+	if rows := readJSON(t, path, spec); len(rows) != len(recs) || rows[0] != "null" {
+		t.Errorf("absent column: %v", rows[:1])
 	}
 }

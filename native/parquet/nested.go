@@ -212,7 +212,8 @@ type nestedColumn struct {
 
 // planNested maps a nested Spark column onto the file (planColumn's hook for nested types). By
 // field id (Iceberg), fn gives the ids of the column's parts (fieldid.go).
-func planNested(s *fileSchema, f sparktype.Field, caseSensitive bool, id int32, byID bool, fn *FieldNode) (*column, error) {
+func planNested(s *fileSchema, f sparktype.Field, caseSensitive bool, id int32, byID bool, fn *FieldNode,
+	mapping map[string][]MappedName) (*column, error) {
 	if !f.Type.Readable() || f.Type.Arrow() == nil {
 		return nil, fmt.Errorf("column %s: Spark type %s is not supported by the native Parquet reader", f.Name, f.Type)
 	}
@@ -232,15 +233,8 @@ func planNested(s *fileSchema, f sparktype.Field, caseSensitive bool, id int32, 
 		c.conv = cvMissing
 		return c, nil
 	}
-	if byID {
-		if !s.ownIDs {
-			// The ids came from the name mapping or Iceberg's positional fallback, which name only
-			// top-level fields here: the fields inside have none to match by.
-			return nil, &UnsupportedError{What: fmt.Sprintf("column %s: a nested column in a file without field ids", f.Name)}
-		}
-		if fn == nil || fn.ID != id {
-			return nil, fmt.Errorf("column %s: no field ids for the parts of nested column (id %d)", f.Name, id)
-		}
+	if byID && (fn == nil || fn.ID != id) {
+		return nil, fmt.Errorf("column %s: no field ids for the parts of nested column (id %d)", f.Name, id)
 	}
 	nodes, err := s.fileNodes()
 	if err != nil {
@@ -254,6 +248,19 @@ func planNested(s *fileSchema, f sparktype.Field, caseSensitive bool, id int32, 
 	}
 	if p == nil {
 		return nil, fmt.Errorf("column %s: not found in the schema tree", f.Name)
+	}
+	if byID && !s.ownIDs {
+		// The file has no field ids: the name mapping gives the parts theirs. Without a mapping
+		// (Iceberg's positional fallback ids, top-level only) the parts have none to match by.
+		ms, ok := mapping[t.name]
+		if !ok {
+			return nil, &UnsupportedError{What: fmt.Sprintf(
+				"column %s: a nested column in a file without field ids, and no name mapping of its fields", f.Name)}
+		}
+		if miss := applyMapping(p, ms); miss != "" {
+			return nil, &UnsupportedError{What: fmt.Sprintf(
+				"column %s: %s of a file without field ids is not in the name mapping", f.Name, miss)}
+		}
 	}
 	nc := &nestedColumn{}
 	b := nbuilder{nc: nc, caseSensitive: caseSensitive, byID: byID}

@@ -50,6 +50,9 @@ type ScanSpec struct {
 	// Nested gives, by field id, the ids inside nested columns (one per column, nil for
 	// primitives): their struct fields are matched by id too (fieldid.go).
 	Nested []*FieldNode
+	// Mapping: the name mapping's entries inside the top-level fields, by top-level name (as in
+	// IDsByName), for nested columns of files without field ids.
+	Mapping map[string][]MappedName
 }
 
 // DefaultBatchSize is the number of rows per batch when ScanSpec.BatchSize is not set.
@@ -192,7 +195,7 @@ func OpenReaderAt(name string, ra io.ReaderAt, size, start, length int64, spec *
 				fn = spec.Nested[i]
 			}
 		}
-		c, err := planColumn(schema, fld, spec.CaseSensitive, id, byID, fn)
+		c, err := planColumn(schema, fld, spec.CaseSensitive, id, byID, fn, spec.Mapping)
 		if err != nil {
 			return nil, err
 		}

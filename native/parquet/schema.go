@@ -331,9 +331,10 @@ func lookupID(s *fileSchema, id int32) (*topField, bool, error) {
 	return found, found != nil, nil
 }
 
-func planColumn(s *fileSchema, f sparktype.Field, caseSensitive bool, id int32, byID bool, fn *FieldNode) (*column, error) {
+func planColumn(s *fileSchema, f sparktype.Field, caseSensitive bool, id int32, byID bool, fn *FieldNode,
+	mapping map[string][]MappedName) (*column, error) {
 	if f.Type.Nested() {
-		return planNested(s, f, caseSensitive, id, byID, fn)
+		return planNested(s, f, caseSensitive, id, byID, fn, mapping)
 	}
 	dt := f.Type.Arrow()
 	if dt == nil || !f.Type.Supported() {

@@ -101,6 +101,25 @@ class IcebergNestedSuite extends BolideSuiteBase {
         spark.range(300, 400, 1, 1).selectExpr("id", "named_struct('a', cast(id AS int), 'dflt', 7, 'sdflt', 'new') AS s")
           .writeTo(t("nested_defaults")).append()
 
+        // Plain Parquet files without field ids, imported with add_files (which sets a name mapping
+        // with the nested fields), then evolved and appended to (files with ids).
+        val src = new java.io.File(BolideTestSession.dataDir, "ice_nested_import_src").getAbsolutePath
+        spark.range(0, 800, 1, 2).selectExpr("id",
+          "CASE WHEN id % 6 = 0 THEN NULL ELSE named_struct('a', cast(id AS int), 'b', concat('b', id)) END AS s",
+          "transform(sequence(0, cast(id % 3 AS int) - 1), j -> named_struct('x', id + j)) AS l",
+          "map('k', cast(id AS int)) AS m").write.mode("overwrite").parquet(src)
+        spark.sql(s"DROP TABLE IF EXISTS ${t("imported")}")
+        spark.sql(s"""CREATE TABLE ${t("imported")} (id BIGINT, s STRUCT<a: INT, b: STRING>,
+                     |l ARRAY<STRUCT<x: BIGINT>>, m MAP<STRING, INT>) USING iceberg
+                     |TBLPROPERTIES ('format-version'='2')""".stripMargin)
+        spark.sql(s"CALL ${SparkChildrenSuite.Catalog}.system.add_files(table => 'ice_nested.imported', " +
+          s"source_table => '`parquet`.`$src`')")
+        spark.sql(s"ALTER TABLE ${t("imported")} RENAME COLUMN s.b TO b2")
+        spark.sql(s"ALTER TABLE ${t("imported")} ALTER COLUMN s.a TYPE BIGINT")
+        spark.sql(s"ALTER TABLE ${t("imported")} ALTER COLUMN m.value TYPE BIGINT")
+        spark.sql(s"INSERT INTO ${t("imported")} SELECT id + 1000, named_struct('a', id * 10000000000, 'b2', 'new'), " +
+          s"array(named_struct('x', id)), map('k2', id) FROM range(0, 50)")
+
         // An identity partition on a uuid column (added through Iceberg's API, as above), nulls too.
         spark.sql(s"DROP TABLE IF EXISTS ${t("uuid_parts")}")
         spark.sql(s"""CREATE TABLE ${t("uuid_parts")} (id BIGINT) USING iceberg
@@ -160,6 +179,13 @@ class IcebergNestedSuite extends BolideSuiteBase {
     assertTrue("the table must have positional delete files",
       spark.sql(s"SELECT count(*) FROM ${t("evolved")}.delete_files").head().getLong(0) > 0)
     assertEquals(2L, spark.sql(s"SELECT count(*) FROM ${t("evolved")}.files WHERE content = 0").head().getLong(0).min(2L))
+  }
+
+  @Test def nestedColumnsThroughTheNameMapping(): Unit = {
+    val mapping = spark.sql(s"SHOW TBLPROPERTIES ${t("imported")} ('schema.name-mapping.default')").head().getString(1)
+    assertTrue(s"the mapping must name the nested fields: $mapping", mapping.contains("\"element\""))
+    checkAllNative(s"SELECT * FROM ${t("imported")}")
+    checkAllNative(s"SELECT id, s.b2, l FROM ${t("imported")} WHERE id % 2 = 0")
   }
 
   @Test def structFieldsNoneOfWhichIsInAFile(): Unit = {
