@@ -51,7 +51,7 @@ func Features() []Feature {
 		{"Name mapping for files without field ids", true, "`schema.name-mapping.default`, nested fields included; without one, Iceberg's positional fallback ids (top-level columns only)"},
 		{"Identity-partition values as constants", true, "every identity-partitioned type incl. BINARY, DECIMAL(38) and uuid (a string, the lower-case 8-4-4-4-12 form)"},
 		{"Columns of type uuid", true, "read as Spark's string, the lower-case 8-4-4-4-12 form"},
-		{"Nested columns (struct, list, map)", true, "matched by field id at every level: fields added, dropped, renamed and reordered inside structs, list elements and map values, with type promotion inside; files without field ids through the name mapping's nested entries; a data file whose nested parts the name mapping does not all name (or that has no mapping), or where none of the requested fields of a struct is present, is read by Iceberg Java's reader inside the native scan"},
+		{"Nested columns (struct, list, map)", true, "matched by field id at every level: fields added, dropped, renamed and reordered inside structs, list elements and map values, with type promotion inside; files without field ids through the name mapping's nested entries; a data file whose nested parts the name mapping does not all name (or that has no mapping), or that has none of the requested fields of a struct below the top level (a list's element struct, say), is read by Iceberg Java's reader inside the native scan"},
 		{"v3 initial default values", true, "for primitive columns, top-level or fields of structs"},
 		{"Positional delete files", true, ""},
 		{"Equality delete files", true, "top-level primitive equality fields"},

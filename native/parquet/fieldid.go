@@ -161,3 +161,46 @@ func listElement(p *pnode) *pnode {
 	}
 	return nil
 }
+
+// shapeLeaf plans a leaf of struct group p that is not requested, read only for its levels: the
+// first reachable through plain groups (not lists or maps, so that its entries are p's), as the
+// Spark type its values decode as without conversion. nil when p has none.
+func (b *nbuilder) shapeLeaf(p *pnode, slotRep, slotDef byte) (*nnode, error) {
+	q := plainLeaf(p)
+	if q == nil {
+		return nil, nil
+	}
+	var t sparktype.Type
+	switch q.leaf.phys {
+	case format.Boolean:
+		t = sparktype.BooleanType
+	case format.Int32:
+		t = sparktype.IntType
+	case format.Int64:
+		t = sparktype.LongType
+	case format.Int96:
+		t = sparktype.TimestampType
+	case format.Float:
+		t = sparktype.FloatType
+	case format.Double:
+		t = sparktype.DoubleType
+	default:
+		t = sparktype.BinaryType
+	}
+	return b.plan(t, q, &FieldNode{ID: q.id}, slotRep, slotDef, false)
+}
+
+func plainLeaf(p *pnode) *pnode {
+	for _, k := range p.kids {
+		switch {
+		case k.rep == repeated || k.isList() || k.isMap():
+		case k.leaf != nil:
+			return k
+		default:
+			if l := plainLeaf(k); l != nil {
+				return l
+			}
+		}
+	}
+	return nil
+}

@@ -263,7 +263,7 @@ func planNested(s *fileSchema, f sparktype.Field, caseSensitive bool, id int32, 
 		}
 	}
 	nc := &nestedColumn{}
-	b := nbuilder{nc: nc, caseSensitive: caseSensitive, byID: byID}
+	b := nbuilder{nc: nc, caseSensitive: caseSensitive, byID: byID, root: p}
 	root, err := b.plan(f.Type, p, fn, 0, 0, false)
 	if err != nil {
 		return nil, err
@@ -277,7 +277,8 @@ func planNested(s *fileSchema, f sparktype.Field, caseSensitive bool, id int32, 
 type nbuilder struct {
 	nc            *nestedColumn
 	caseSensitive bool
-	byID          bool // match struct fields by field id (fieldid.go), not by name
+	byID          bool   // match struct fields by field id (fieldid.go), not by name
+	root          *pnode // the column's top-level node
 }
 
 func unsupportedShape(p *pnode, t sparktype.Type, why string) error {
@@ -353,6 +354,20 @@ func (b *nbuilder) plan(t sparktype.Type, p *pnode, fn *FieldNode, slotRep, slot
 			}
 			x.kids = append(x.kids, k)
 			if x.first == nil {
+				x.first = k.first
+			}
+		}
+		if x.first == nil && b.byID && p == b.root {
+			// Iceberg: the struct column is in the file, none of the requested fields is (all
+			// added later). Its nulls come from the levels of one of its leaves, read for them
+			// alone. Only for a top-level column: below it, Iceberg Java's reader answers
+			// differently (a list whose element struct has no field in the file reads as null),
+			// so those files stay with it.
+			k, err := b.shapeLeaf(p, slotRep, slotDef)
+			if err != nil {
+				return nil, err
+			}
+			if k != nil {
 				x.first = k.first
 			}
 		}
