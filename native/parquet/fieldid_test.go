@@ -324,3 +324,41 @@ func TestNestedWithoutFieldIDs(t *testing.T) {
 		t.Errorf("absent column: %v", rows[:1])
 	}
 }
+
+// A uuid inside a struct reads as its canonical string, as a top-level one does (uuid.go).
+func TestNestedUUIDByFieldID(t *testing.T) {
+	type in struct {
+		U [16]byte `parquet:"u,optional,uuid,id(3)"` // the zero value writes as null
+	}
+	type rec struct {
+		S *in `parquet:"s,optional,id(2)"`
+	}
+	var recs []rec
+	for i := 0; i < 50; i++ {
+		var u [16]byte
+		for j := range u {
+			u[j] = byte(i*7 + j)
+		}
+		r := rec{S: &in{U: u}}
+		if i%5 == 0 {
+			r.S.U = [16]byte{}
+		}
+		recs = append(recs, r)
+	}
+	path := filepath.Join(t.TempDir(), "uuid.parquet")
+	if err := pq.WriteFile(path, recs); err != nil {
+		t.Fatal(err)
+	}
+	spec := &ScanSpec{Columns: []sparktype.Field{fld("s", sparktype.StructOf(fld("u", sparktype.StringType)))},
+		FieldIDs: []int32{2}, Nested: []*FieldNode{{ID: 2, Kids: []*FieldNode{{ID: 3}}}}}
+	rows := readJSON(t, path, spec)
+	for i, r := range recs {
+		want := `{"u":null}`
+		if u := r.S.U; u != [16]byte{} {
+			want = fmt.Sprintf(`{"u":"%x-%x-%x-%x-%x"}`, u[:4], u[4:6], u[6:8], u[8:10], u[10:])
+		}
+		if rows[i] != want {
+			t.Fatalf("row %d: got %s, want %s", i, rows[i], want)
+		}
+	}
+}
