@@ -135,12 +135,15 @@ func TestEqualitySetNullsAndNaN(t *testing.T) {
 
 func TestNameMapping(t *testing.T) {
 	m, err := parseNameMapping(`[{"field-id":1,"names":["id","ident"]},{"field-id":2,"names":["s"]},` +
-		`{"names":["unmapped"]},{"field-id":3,"names":["st"],"fields":[{"field-id":4,"names":["x"]}]}]`)
+		`{"names":["unmapped"]},{"field-id":3,"names":["st"],"fields":[{"field-id":4,"names":["x"]},{"names":["y"]}]}]`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m["id"] != 1 || m["ident"] != 1 || m["s"] != 2 || m["st"] != 3 || len(m) != 4 {
-		t.Fatalf("mapping %v", m)
+	if top := m.top; top["id"] != 1 || top["ident"] != 1 || top["s"] != 2 || top["st"] != 3 || len(top) != 4 {
+		t.Fatalf("mapping %v", top)
+	}
+	if st := m.nested["st"]; len(st) != 1 || st[0].ID != 4 || st[0].Names[0] != "x" || len(m.nested["s"]) != 0 {
+		t.Fatalf("nested mapping %v", m.nested)
 	}
 	if _, err := parseNameMapping(`{`); err == nil || !strings.Contains(err.Error(), "name mapping") {
 		t.Fatalf("bad mapping: %v", err)

@@ -23,9 +23,6 @@ var RefusedTypes = []Feature{
 	{Name: "time", Note: "Spark has no time type"},
 	{Name: "timestamp_ns", Note: "nanosecond timestamps are not read natively yet"},
 	{Name: "timestamptz_ns", Note: "nanosecond timestamps are not read natively yet"},
-	{Name: "struct", Note: "nested columns are not read natively yet"},
-	{Name: "list", Note: "nested columns are not read natively yet"},
-	{Name: "map", Note: "nested columns are not read natively yet"},
 }
 
 // RefusedType returns the refusal for an Iceberg type string (Type.toString in Iceberg Java:
@@ -51,10 +48,11 @@ func Features() []Feature {
 		{"Planning (metadata, manifests, pruning, runtime filters)", false, "Iceberg Java on the driver, by design"},
 		{"Projection by field id (add, drop, rename, reorder columns)", true, ""},
 		{"Type promotion (int to long, float to double, decimal widening)", true, ""},
-		{"Name mapping for files without field ids", true, "`schema.name-mapping.default`; without one, Iceberg's positional fallback ids"},
-		{"Identity-partition values as constants", true, "every identity-partitioned type incl. BINARY and DECIMAL(38); a data file with a uuid partition value is read by Iceberg Java's reader inside the native scan"},
+		{"Name mapping for files without field ids", true, "`schema.name-mapping.default`, nested fields included; without one, Iceberg's positional fallback ids (top-level columns only)"},
+		{"Identity-partition values as constants", true, "every identity-partitioned type incl. BINARY, DECIMAL(38) and uuid (a string, the lower-case 8-4-4-4-12 form)"},
 		{"Columns of type uuid", true, "read as Spark's string, the lower-case 8-4-4-4-12 form"},
-		{"v3 initial default values", true, "for top-level primitive columns"},
+		{"Nested columns (struct, list, map)", true, "matched by field id at every level: fields added, dropped, renamed and reordered inside structs, list elements and map values, with type promotion inside; files without field ids through the name mapping's nested entries; a data file whose nested parts the name mapping does not all name (or that has no mapping), or that has none of the requested fields of a struct below the top level (a list's element struct, say), is read by Iceberg Java's reader inside the native scan"},
+		{"v3 initial default values", true, "for primitive columns, top-level or fields of structs"},
 		{"Positional delete files", true, ""},
 		{"Equality delete files", true, "top-level primitive equality fields"},
 		{"Deletion vectors (v3, Puffin)", true, ""},

@@ -36,10 +36,11 @@ type Reader struct {
 	ctx       context.Context // bounds the object-store reads of the Spark task
 	alloc     memory.Allocator
 	batchSize int
-	mapping   map[string]int32         // the name mapping's top-level names
+	mapping   *nameMapping             // the table's name mapping, or nil
 	fieldType map[int32]sparktype.Type // table fields' Spark types, for equality deletes
 	hasDelCol bool                     // _deleted is projected: deleted rows are flagged, not dropped
 	prune     []parquet.Predicate      // row-group pruning by statistics, on output column names
+	nested    []*parquet.FieldNode     // per output column, the field ids inside a nested one
 
 	// Delete files read so far in this Spark task (a delete file often applies to several tasks).
 	posFiles map[string]map[string][]int64 // delete file -> data file -> positions
@@ -69,11 +70,18 @@ func NewReader(ctx context.Context, scan *Scan, out []sparktype.Field, alloc mem
 	}
 	r := &Reader{scan: scan, ctx: ctx, alloc: alloc, prune: prune, batchSize: batchSize, fieldType: map[int32]sparktype.Type{},
 		posFiles: map[string]map[string][]int64{}, eqFiles: map[string]*equalitySet{}}
+	r.nested = make([]*parquet.FieldNode, len(scan.Columns))
 	for i := range scan.Columns {
-		scan.Columns[i].Type = out[i].Type
-		if scan.Columns[i].ID == IsDeletedID {
+		c := &scan.Columns[i]
+		c.Type = out[i].Type
+		if c.ID == IsDeletedID {
 			r.hasDelCol = true
 		}
+		n, err := c.FieldNode()
+		if err != nil {
+			return nil, fmt.Errorf("iceberg scan: %w", err)
+		}
+		r.nested[i] = n
 	}
 	for _, f := range scan.TableFields {
 		if len(f.SparkType) == 0 || string(f.SparkType) == "null" {
@@ -112,11 +120,12 @@ func (r *Reader) Open(t *Task, data objstore.File) error {
 	// fields that are not among them.
 	var fields []sparktype.Field
 	var ids []int32
+	var nested []*parquet.FieldNode
 	colOf := map[int32]int{}
 	r.srcs = r.srcs[:0]
 	r.fileIdx = r.fileIdx[:0]
 	r.consts = r.consts[:0]
-	for _, c := range r.scan.Columns {
+	for ci, c := range r.scan.Columns {
 		src, idx, val := fromConstant, -1, any(nil)
 		switch c.ID {
 		case RowPositionID:
@@ -129,15 +138,18 @@ func (r *Reader) Open(t *Task, data objstore.File) error {
 			val = int64(t.SpecID)
 		default:
 			if raw, ok := consts[c.ID]; ok {
-				if c.IcebergType == "uuid" {
-					// How Iceberg Java hands a uuid partition value to Spark is not checked
-					// natively: the file goes to Iceberg Java's reader.
-					return &parquet.FileError{Path: t.Path, Err: &parquet.UnsupportedError{
-						What: "the identity-partition value of uuid column " + c.Name}}
-				}
 				v, err := plan.DecodeValue(raw, c.Type)
 				if err != nil {
 					return fmt.Errorf("iceberg data file %s: constant of column %s: %w", t.Path, c.Name, err)
+				}
+				if c.IcebergType == "uuid" {
+					// The JVM sends a uuid partition value as the string Iceberg Java shows it
+					// as (IcebergScans.constantValue); a value in another form goes to Iceberg
+					// Java's reader rather than be shown differently.
+					if err := checkUUIDConstant(v); err != nil {
+						return &parquet.FileError{Path: t.Path, Err: &parquet.UnsupportedError{
+							What: fmt.Sprintf("the identity-partition value of uuid column %s: %v", c.Name, err)}}
+					}
 				}
 				val = v
 			} else if IsMetadataColumn(c.ID) {
@@ -151,6 +163,7 @@ func (r *Reader) Open(t *Task, data objstore.File) error {
 					colOf[c.ID] = idx
 					fields = append(fields, sparktype.Field{Name: c.Name, Type: c.Type, Nullable: true})
 					ids = append(ids, c.ID)
+					nested = append(nested, r.nested[ci])
 				}
 			}
 		}
@@ -186,6 +199,7 @@ func (r *Reader) Open(t *Task, data objstore.File) error {
 					colOf[id] = j
 					fields = append(fields, sparktype.Field{Name: fmt.Sprintf("_eq_%d", id), Type: typ, Nullable: true})
 					ids = append(ids, id)
+					nested = append(nested, nil)
 				}
 				cols[k] = j
 			}
@@ -200,8 +214,11 @@ func (r *Reader) Open(t *Task, data objstore.File) error {
 			t.Path, positions.sorted[n-1], t.RecordCount)
 	}
 	r.deleted = newCursor(positions)
-	spec := &parquet.ScanSpec{Columns: fields, FieldIDs: ids, IDsByName: r.mapping, BatchSize: r.batchSize,
-		CaseSensitive: true, Filters: r.prune}
+	spec := &parquet.ScanSpec{Columns: fields, FieldIDs: ids, BatchSize: r.batchSize,
+		CaseSensitive: true, Filters: r.prune, Nested: nested}
+	if r.mapping != nil {
+		spec.IDsByName, spec.Mapping = r.mapping.top, r.mapping.nested
+	}
 	if ids == nil {
 		spec.FieldIDs = []int32{}
 	}
@@ -442,7 +459,10 @@ func (r *Reader) equalityDeletes(d *DeleteFile) (*equalitySet, error) {
 		}
 		fields[i] = sparktype.Field{Name: fmt.Sprintf("_eq_%d", id), Type: t, Nullable: true}
 	}
-	spec := &parquet.ScanSpec{Columns: fields, FieldIDs: d.EqualityIDs, IDsByName: r.mapping, CaseSensitive: true}
+	spec := &parquet.ScanSpec{Columns: fields, FieldIDs: d.EqualityIDs, CaseSensitive: true}
+	if r.mapping != nil {
+		spec.IDsByName = r.mapping.top
+	}
 	f, closeFile, err := r.openWhole(d.Path, spec)
 	if err != nil {
 		return nil, err

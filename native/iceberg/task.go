@@ -36,6 +36,7 @@ type Column struct {
 	ID          int32           `json:"id"`
 	IcebergType string          `json:"icebergType"`
 	Default     json.RawMessage `json:"default"` // v3 initial default, a Spark literal; null when none
+	Fields      []NestedField   `json:"fields"`  // a nested column's parts, with their field ids (nested.go)
 	Type        sparktype.Type  `json:"-"`       // Spark's type, from the scan's output
 }
 

@@ -26,6 +26,7 @@ import (
 	"github.com/parquet-go/parquet-go/deprecated"
 	"github.com/parquet-go/parquet-go/format"
 
+	"github.com/bolide-dev/bolide/native/columnar"
 	"github.com/bolide-dev/bolide/native/sparktype"
 )
 
@@ -128,14 +129,21 @@ func (p *pnode) isMap() bool {
 // nnode is a node of an output column: a struct, list or map built from levels, or a leaf.
 type nnode struct {
 	kind sparktype.Kind // Struct, Array, Map; anything else is a leaf
+	typ  sparktype.Type
 	dt   arrow.DataType
 	// An entry of the node exists at a level where rep <= slotRep and def >= slotDef; it is
 	// valid (not null) where def >= validDef.
 	slotRep, slotDef, validDef byte
 	kids                       []*nnode // struct fields (nil: absent from the file), list element, map entries
-	leaf                       *nleaf
-	first                      *nleaf // the leaf whose levels give this node's shape
+	// defaults: per struct field absent from the file, its initial default (fieldid.go); nil
+	// when every absent field reads as null.
+	defaults []any
+	leaf     *nleaf
+	first    *nleaf // the leaf whose levels give this node's shape
 }
+
+// fieldType is the Spark type of struct field i.
+func (x *nnode) fieldType(i int) sparktype.Type { return x.typ.Fields()[i].Type }
 
 // nleaf is one leaf column of a nested column.
 type nleaf struct {
@@ -202,8 +210,10 @@ type nestedColumn struct {
 	left   int64 // records left in the row group
 }
 
-// planNested maps a nested Spark column onto the file (planColumn's hook for nested types).
-func planNested(s *fileSchema, f sparktype.Field, caseSensitive bool, id int32, byID bool) (*column, error) {
+// planNested maps a nested Spark column onto the file (planColumn's hook for nested types). By
+// field id (Iceberg), fn gives the ids of the column's parts (fieldid.go).
+func planNested(s *fileSchema, f sparktype.Field, caseSensitive bool, id int32, byID bool, fn *FieldNode,
+	mapping map[string][]MappedName) (*column, error) {
 	if !f.Type.Readable() || f.Type.Arrow() == nil {
 		return nil, fmt.Errorf("column %s: Spark type %s is not supported by the native Parquet reader", f.Name, f.Type)
 	}
@@ -223,8 +233,8 @@ func planNested(s *fileSchema, f sparktype.Field, caseSensitive bool, id int32, 
 		c.conv = cvMissing
 		return c, nil
 	}
-	if byID {
-		return nil, &UnsupportedError{What: fmt.Sprintf("column %s: nested columns matched by field id", f.Name)}
+	if byID && (fn == nil || fn.ID != id) {
+		return nil, fmt.Errorf("column %s: no field ids for the parts of nested column (id %d)", f.Name, id)
 	}
 	nodes, err := s.fileNodes()
 	if err != nil {
@@ -239,9 +249,22 @@ func planNested(s *fileSchema, f sparktype.Field, caseSensitive bool, id int32, 
 	if p == nil {
 		return nil, fmt.Errorf("column %s: not found in the schema tree", f.Name)
 	}
+	if byID && !s.ownIDs {
+		// The file has no field ids: the name mapping gives the parts theirs. Without a mapping
+		// (Iceberg's positional fallback ids, top-level only) the parts have none to match by.
+		ms, ok := mapping[t.name]
+		if !ok {
+			return nil, &UnsupportedError{What: fmt.Sprintf(
+				"column %s: a nested column in a file without field ids, and no name mapping of its fields", f.Name)}
+		}
+		if miss := applyMapping(p, ms); miss != "" {
+			return nil, &UnsupportedError{What: fmt.Sprintf(
+				"column %s: %s of a file without field ids is not in the name mapping", f.Name, miss)}
+		}
+	}
 	nc := &nestedColumn{}
-	b := nbuilder{nc: nc, caseSensitive: caseSensitive}
-	root, err := b.plan(f.Type, p, 0, 0, false)
+	b := nbuilder{nc: nc, caseSensitive: caseSensitive, byID: byID, root: p}
+	root, err := b.plan(f.Type, p, fn, 0, 0, false)
 	if err != nil {
 		return nil, err
 	}
@@ -254,6 +277,8 @@ func planNested(s *fileSchema, f sparktype.Field, caseSensitive bool, id int32, 
 type nbuilder struct {
 	nc            *nestedColumn
 	caseSensitive bool
+	byID          bool   // match struct fields by field id (fieldid.go), not by name
+	root          *pnode // the column's top-level node
 }
 
 func unsupportedShape(p *pnode, t sparktype.Type, why string) error {
@@ -275,31 +300,74 @@ func describe(p *pnode) string {
 
 // plan builds the node reading p as t; slotRep and slotDef are the levels of the innermost
 // enclosing list element (0 outside lists). elem: p is a list's repeated node read as its element.
-func (b *nbuilder) plan(t sparktype.Type, p *pnode, slotRep, slotDef byte, elem bool) (*nnode, error) {
+// fn: the field ids of t's parts, when matching by id.
+func (b *nbuilder) plan(t sparktype.Type, p *pnode, fn *FieldNode, slotRep, slotDef byte, elem bool) (*nnode, error) {
 	if p.rep == format.Repeated && !elem && t.Kind != sparktype.Array {
 		return nil, unsupportedShape(p, t, "a repeated field read as a non-array")
 	}
-	x := &nnode{kind: t.Kind, dt: t.Arrow(), slotRep: slotRep, slotDef: slotDef, validDef: p.def}
+	x := &nnode{kind: t.Kind, typ: t, dt: t.Arrow(), slotRep: slotRep, slotDef: slotDef, validDef: p.def}
+	var ids []*FieldNode
+	if b.byID {
+		var err error
+		if ids, err = fn.kids(t, p.path); err != nil {
+			return nil, err
+		}
+	}
+	part := func(i int) *FieldNode {
+		if ids == nil {
+			return nil
+		}
+		return ids[i]
+	}
 	switch t.Kind {
 	case sparktype.Struct:
 		if p.leaf != nil || p.isList() || p.isMap() {
 			return nil, unsupportedShape(p, t, "not a plain group")
 		}
-		for _, f := range t.Fields() {
-			q, err := b.child(p, f.Name)
+		for i, f := range t.Fields() {
+			var q *pnode
+			var err error
+			if b.byID {
+				q, err = childByID(p, ids[i].ID)
+			} else {
+				q, err = b.child(p, f.Name)
+			}
 			if err != nil {
 				return nil, err
 			}
 			if q == nil {
 				x.kids = append(x.kids, nil)
+				if b.byID && ids[i].Default != nil {
+					if err := checkDefault(ids[i], f.Type, p.path+"."+f.Name); err != nil {
+						return nil, err
+					}
+					if x.defaults == nil {
+						x.defaults = make([]any, len(t.Fields()))
+					}
+					x.defaults[i] = ids[i].Default
+				}
 				continue
 			}
-			k, err := b.plan(f.Type, q, slotRep, slotDef, false)
+			k, err := b.plan(f.Type, q, part(i), slotRep, slotDef, false)
 			if err != nil {
 				return nil, err
 			}
 			x.kids = append(x.kids, k)
 			if x.first == nil {
+				x.first = k.first
+			}
+		}
+		if x.first == nil && b.byID && p == b.root {
+			// Iceberg: the struct column is in the file, none of the requested fields is (all
+			// added later). Its nulls come from the levels of one of its leaves, read for them
+			// alone. Only for a top-level column: below it, Iceberg Java's reader answers
+			// differently (a list whose element struct has no field in the file reads as null),
+			// so those files stay with it.
+			k, err := b.shapeLeaf(p, slotRep, slotDef)
+			if err != nil {
+				return nil, err
+			}
+			if k != nil {
 				x.first = k.first
 			}
 		}
@@ -315,13 +383,13 @@ func (b *nbuilder) plan(t sparktype.Type, p *pnode, slotRep, slotDef byte, elem 
 		case p.rep == format.Repeated && !elem:
 			// An unannotated repeated field: a required list of required elements.
 			x.validDef = p.def - 1
-			e, err = b.plan(et, p, p.lvl, p.def, true)
+			e, err = b.plan(et, p, part(0), p.lvl, p.def, true)
 		case p.leaf == nil && p.isList() && len(p.kids) == 1 && p.kids[0].rep == format.Repeated:
 			r := p.kids[0]
 			if r.leaf != nil || len(r.kids) > 1 || r.name == "array" || r.name == p.name+"_tuple" {
-				e, err = b.plan(et, r, r.lvl, r.def, true)
+				e, err = b.plan(et, r, part(0), r.lvl, r.def, true)
 			} else if len(r.kids) == 1 {
-				e, err = b.plan(et, r.kids[0], r.lvl, r.def, false)
+				e, err = b.plan(et, r.kids[0], part(0), r.lvl, r.def, false)
 			} else {
 				return nil, unsupportedShape(p, t, "an empty repeated group")
 			}
@@ -339,11 +407,11 @@ func (b *nbuilder) plan(t sparktype.Type, p *pnode, slotRep, slotDef byte, elem 
 		}
 		r := p.kids[0]
 		kt, vt, _ := t.KeyValue()
-		k, err := b.plan(kt, r.kids[0], r.lvl, r.def, false)
+		k, err := b.plan(kt, r.kids[0], part(0), r.lvl, r.def, false)
 		if err != nil {
 			return nil, err
 		}
-		v, err := b.plan(vt, r.kids[1], r.lvl, r.def, false)
+		v, err := b.plan(vt, r.kids[1], part(1), r.lvl, r.def, false)
 		if err != nil {
 			return nil, err
 		}
@@ -357,6 +425,9 @@ func (b *nbuilder) plan(t sparktype.Type, p *pnode, slotRep, slotDef byte, elem 
 		return nil, unsupportedShape(p, t, "a group read as an atomic type")
 	}
 	cv, up, ok := conversion(p.leaf, t)
+	if b.byID && t.Kind == sparktype.String && isUUID(p.leaf) {
+		cv, ok = cvUUID, true // Iceberg's uuid (uuid.go)
+	}
 	if !ok {
 		return nil, &TypeMismatchError{Column: "[" + strings.ReplaceAll(p.path, ".", ", ") + "]", Physical: p.leaf.phys.String(),
 			Spark: t.CatalogString(), Detail: fmt.Sprintf("column %s: Parquet type %s cannot be read as Spark type %s", p.path, p.leaf.String(), t)}
@@ -615,7 +686,15 @@ func (nc *nestedColumn) build(x *nnode, mem memory.Allocator) (arrow.ArrayData, 
 	for i, k := range x.kids {
 		var d arrow.ArrayData
 		if k == nil {
-			a := array.MakeArrayOfNull(mem, st.Field(i).Type, n)
+			var a arrow.Array
+			if x.defaults != nil && x.defaults[i] != nil {
+				var err error
+				if a, err = columnar.Constant(mem, x.fieldType(i), x.defaults[i], n); err != nil {
+					return fail(fmt.Errorf("struct field %s: initial default: %w", st.Field(i).Name, err))
+				}
+			} else {
+				a = array.MakeArrayOfNull(mem, st.Field(i).Type, n)
+			}
 			d = a.Data()
 			d.Retain()
 			a.Release()

@@ -47,6 +47,12 @@ type ScanSpec struct {
 	// Iceberg's positional fallback ids.
 	FieldIDs  []int32
 	IDsByName map[string]int32
+	// Nested gives, by field id, the ids inside nested columns (one per column, nil for
+	// primitives): their struct fields are matched by id too (fieldid.go).
+	Nested []*FieldNode
+	// Mapping: the name mapping's entries inside the top-level fields, by top-level name (as in
+	// IDsByName), for nested columns of files without field ids.
+	Mapping map[string][]MappedName
 }
 
 // DefaultBatchSize is the number of rows per batch when ScanSpec.BatchSize is not set.
@@ -175,16 +181,21 @@ func OpenReaderAt(name string, ra io.ReaderAt, size, start, length int64, spec *
 		if len(spec.FieldIDs) != len(spec.Columns) {
 			return nil, fmt.Errorf("%d field ids for %d columns", len(spec.FieldIDs), len(spec.Columns))
 		}
-		if !schema.hasIDs() {
+		schema.ownIDs = schema.hasIDs()
+		if !schema.ownIDs {
 			schema.assignIDs(spec.IDsByName)
 		}
 	}
 	for i, fld := range spec.Columns {
 		var id int32
+		var fn *FieldNode
 		if byID {
 			id = spec.FieldIDs[i]
+			if i < len(spec.Nested) {
+				fn = spec.Nested[i]
+			}
 		}
-		c, err := planColumn(schema, fld, spec.CaseSensitive, id, byID)
+		c, err := planColumn(schema, fld, spec.CaseSensitive, id, byID, fn, spec.Mapping)
 		if err != nil {
 			return nil, err
 		}

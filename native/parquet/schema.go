@@ -64,6 +64,7 @@ type fileSchema struct {
 	numLeaves int
 	els       []format.SchemaElement // the whole schema, for nested columns (nested.go)
 	nodes     []*pnode               // the top-level fields as trees, parsed when needed
+	ownIDs    bool                   // the file carries field ids (not assigned by assignIDs)
 }
 
 func readSchema(meta *format.FileMetaData) (*fileSchema, error) {
@@ -330,9 +331,10 @@ func lookupID(s *fileSchema, id int32) (*topField, bool, error) {
 	return found, found != nil, nil
 }
 
-func planColumn(s *fileSchema, f sparktype.Field, caseSensitive bool, id int32, byID bool) (*column, error) {
+func planColumn(s *fileSchema, f sparktype.Field, caseSensitive bool, id int32, byID bool, fn *FieldNode,
+	mapping map[string][]MappedName) (*column, error) {
 	if f.Type.Nested() {
-		return planNested(s, f, caseSensitive, id, byID)
+		return planNested(s, f, caseSensitive, id, byID, fn, mapping)
 	}
 	dt := f.Type.Arrow()
 	if dt == nil || !f.Type.Supported() {

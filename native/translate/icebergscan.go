@@ -20,8 +20,9 @@ func init() {
 	Register(Rule{SparkClass: "BatchScanExec", Name: "BolideIcebergScan", ConfKey: "icebergScan",
 		Doc: "Iceberg tables (format v1-v3, Parquet data files on local storage or S3): Iceberg Java " +
 			"plans, Go reads; projection by field id (schema evolution, name mappings, v3 initial " +
-			"defaults), identity-partition constants, metadata columns _file, _pos, _spec_id and " +
-			"_deleted, positional and equality deletes, v3 deletion vectors",
+			"defaults), nested columns matched by field id at every level, identity-partition " +
+			"constants, metadata columns _file, _pos, _spec_id and _deleted, positional and equality " +
+			"deletes, v3 deletion vectors",
 		Build: buildIcebergScan})
 }
 
@@ -108,7 +109,18 @@ func buildIcebergScan(n *plan.Node, _ []exec.Operator, conf *plan.Conf) (exec.Op
 		if r, refused := iceberg.RefusedType(c.IcebergType); refused {
 			return nil, fmt.Errorf("column %s of Iceberg type %s is not read natively (%s)", c.Name, c.IcebergType, r.Note)
 		}
-		if !f.Type.Supported() {
+		if f.Type.Nested() {
+			// Structs, lists and maps of readable types: the Parquet reader assembles them,
+			// matching their fields by id at every level; operators above decide whether they
+			// accept them.
+			if !f.Type.Readable() {
+				return nil, fmt.Errorf("column %s of type %s is not supported natively", f.Name, f.Type)
+			}
+			c.Type = f.Type
+			if _, err := c.FieldNode(); err != nil {
+				return nil, err
+			}
+		} else if !f.Type.Supported() {
 			return nil, fmt.Errorf("column %s of type %s is not supported natively", f.Name, f.Type)
 		}
 		if len(c.Default) > 0 && string(c.Default) != "null" {

@@ -71,3 +71,43 @@ func TestIcebergScanAcceptsAndRefusesWithReasons(t *testing.T) {
 		t.Errorf("switched off: %v", err)
 	}
 }
+
+// A nested column is native when its Iceberg fields describe its Spark type, and stays in
+// Iceberg Java, with the reason, when a type inside is one the native reader refuses.
+func TestIcebergScanNestedColumns(t *testing.T) {
+	conf := &plan.Conf{Settings: map[string]string{}}
+	structType := map[string]any{"type": "struct", "fields": []any{
+		map[string]any{"name": "a", "type": "integer", "nullable": true, "metadata": map[string]any{}},
+		map[string]any{"name": "l", "type": map[string]any{"type": "array", "elementType": "long", "containsNull": true},
+			"nullable": true, "metadata": map[string]any{}},
+	}}
+	node := func(fields []any) *plan.Node {
+		scan := map[string]any{
+			"scanClass": "SparkBatchQueryScan", "formatVersion": 2,
+			"columns": []any{map[string]any{"name": "s", "id": 1, "icebergType": "struct<...>", "default": nil,
+				"fields": fields}},
+			"dataFormats": []any{"PARQUET"}, "storage": map[string]any{},
+		}
+		return decode(t, map[string]any{"id": 0, "class": "org.apache.spark.sql.execution.datasources.v2.BatchScanExec",
+			"nodeName": "BatchScan t", "fields": map[string]any{"scanClass": "SparkBatchQueryScan", "iceberg": scan},
+			"output": []any{map[string]any{"name": "s", "exprId": 1, "dataType": structType, "nullable": true}}})
+	}
+	fields := func(aType string) []any {
+		return []any{
+			map[string]any{"id": 2, "name": "a", "icebergType": aType},
+			map[string]any{"id": 3, "name": "l", "icebergType": "list<long>", "fields": []any{
+				map[string]any{"id": 4, "name": "element", "icebergType": "long"}}},
+		}
+	}
+	if _, err := buildIcebergScan(node(fields("int")), nil, conf); err != nil {
+		t.Fatalf("a struct column must be native: %v", err)
+	}
+	if _, err := buildIcebergScan(node(fields("timestamp_ns")), nil, conf); err == nil ||
+		!strings.Contains(err.Error(), "field s.a of Iceberg type timestamp_ns") {
+		t.Errorf("a refused type inside a struct: got %v", err)
+	}
+	if _, err := buildIcebergScan(node(fields("int")[:1]), nil, conf); err == nil ||
+		!strings.Contains(err.Error(), "field l is not in the Iceberg projection") {
+		t.Errorf("a field the description lacks: got %v", err)
+	}
+}

@@ -62,7 +62,13 @@ class BolideFileFallback(
     iceberg: Map[Int, IcebergTaskReader] = Map.empty) extends NativeFileFallback {
 
   override def open(scanId: Int, fileIndex: Int): NativeInput = iceberg.get(scanId) match {
-    case Some(r) => new ArrowInput(IcebergScans.readTask(r.factory, r.parts, fileIndex), r.schema, allocator)
+    case Some(r) => IcebergScans.readTask(r.factory, r.parts, fileIndex) match {
+      case Left(batches) => new ArrowInput(batches, r.schema, allocator)
+      case Right(rows) =>
+        val batches = new ArrowBatches(rows, r.schema, batchSize, allocator)
+        own(batches)
+        new ArrowInput(batches, r.schema, allocator)
+    }
     case None => openFile(scanId, fileIndex)
   }
 

@@ -11,9 +11,11 @@ import scala.util.control.NonFatal
 import com.fasterxml.jackson.core.{JsonFactory, JsonGenerator}
 
 import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.read.InputPartition
 import org.apache.spark.sql.execution.datasources.v2.{BatchScanExec, DataSourceRDDPartition}
 import org.apache.spark.sql.types.DataType
+import org.apache.spark.unsafe.types.UTF8String
 
 /**
  * Iceberg task extraction: Iceberg Java plans the scan on the driver; the Go engine reads what it
@@ -169,10 +171,8 @@ object IcebergScans {
         g.writeStringField("name", a.name)
         g.writeNumberField("id", call(field, "fieldId").asInstanceOf[Integer].intValue)
         g.writeStringField("icebergType", str(typ))
-        val default = try call(field, "initialDefault") catch { case NonFatal(_) => null }
-        g.writeFieldName("default")
-        if (default == null) g.writeNull()
-        else PlanEncoder.writeLiteralValue(g, toSpark(typ, default), a.dataType)
+        writeDefault(g, field, typ, Some(a.dataType))
+        writeNestedFields(g, typ)
         g.writeEndObject()
       }
       g.writeEndArray()
@@ -203,6 +203,36 @@ object IcebergScans {
       g.writeEndObject()
     }
     (out, schemes.toSeq)
+  }
+
+  /** A field's v3 initial default as a Spark literal of its type (null when none). */
+  private def writeDefault(g: JsonGenerator, field: AnyRef, typ: AnyRef, dt: Option[DataType]): Unit = {
+    val default = try call(field, "initialDefault") catch { case NonFatal(_) => null }
+    g.writeFieldName("default")
+    if (default == null) g.writeNull()
+    else PlanEncoder.writeLiteralValue(g, toSpark(typ, default), dt.getOrElse(
+      throw new IllegalStateException(s"field ${str(call(field, "name"))}: no Spark type for Iceberg type $typ")))
+  }
+
+  /**
+   * The fields inside a nested Iceberg type, recursively, with their field ids: a struct's fields, a
+   * list's element, a map's key and value (Type.NestedType.fields()), which the engine matches with
+   * the data files' Parquet field ids at every level (native/iceberg's NestedField).
+   */
+  private def writeNestedFields(g: JsonGenerator, typ: AnyRef): Unit = {
+    if (!call(typ, "isNestedType").asInstanceOf[Boolean]) return
+    g.writeArrayFieldStart("fields")
+    call(call(typ, "asNestedType"), "fields").asInstanceOf[java.util.List[AnyRef]].asScala.foreach { f =>
+      val ft = call(f, "type")
+      g.writeStartObject()
+      g.writeNumberField("id", call(f, "fieldId").asInstanceOf[Integer].intValue)
+      g.writeStringField("name", str(call(f, "name")))
+      g.writeStringField("icebergType", str(ft))
+      writeDefault(g, f, ft, sparkType(ft))
+      writeNestedFields(g, ft)
+      g.writeEndObject()
+    }
+    g.writeEndArray()
   }
 
   /**
@@ -243,15 +273,24 @@ object IcebergScans {
   def readTask(
       factory: org.apache.spark.sql.connector.read.PartitionReaderFactory,
       parts: Seq[InputPartition],
-      index: Int): Iterator[org.apache.spark.sql.vectorized.ColumnarBatch] = {
+      index: Int): Either[Iterator[org.apache.spark.sql.vectorized.ColumnarBatch], Iterator[InternalRow]] = {
     val (part, task) = parts.iterator.flatMap(p => fileTasks(Seq(p))._1.map(t => (p, t))).drop(index)
       .nextOption().getOrElse(throw new IllegalStateException(s"no Iceberg task $index in this partition"))
     val one = copyWithTask(part, task)
-    if (!factory.supportColumnarReads(one)) {
-      throw new IllegalStateException("Iceberg's reader of this task does not produce batches")
-    }
-    val reader = factory.createColumnarReader(one)
-    new Iterator[org.apache.spark.sql.vectorized.ColumnarBatch] {
+    tasksReadByJava.incrementAndGet()
+    // Iceberg reads nested columns with its row reader: their tasks come back as rows.
+    if (factory.supportColumnarReads(one)) Left(iterate(factory.createColumnarReader(one)))
+    else Right(iterate(factory.createReader(one)))
+  }
+
+  /**
+   * How many tasks `readTask` handed to Iceberg Java's reader in this JVM: the files a native scan
+   * found it could not decode (for diagnostics, and for tests that check a scan read natively).
+   */
+  val tasksReadByJava = new java.util.concurrent.atomic.AtomicLong()
+
+  private def iterate[T](reader: org.apache.spark.sql.connector.read.PartitionReader[T]): Iterator[T] =
+    new Iterator[T] {
       private var ready = false
       private var done = false
       override def hasNext: Boolean = {
@@ -260,13 +299,12 @@ object IcebergScans {
         }
         ready
       }
-      override def next(): org.apache.spark.sql.vectorized.ColumnarBatch = {
+      override def next(): T = {
         if (!hasNext) throw new NoSuchElementException
         ready = false
         reader.get()
       }
     }
-  }
 
   /** A copy of an input partition (Java serialization: it is Serializable) whose group is one task. */
   private def copyWithTask(part: InputPartition, task: AnyRef): InputPartition = {
@@ -311,6 +349,19 @@ object IcebergScans {
     override def apply(t: AnyRef, v: AnyRef): AnyRef = v
   }
 
+  /**
+   * An identity-partition value in Spark's form. A uuid (a java.util.UUID in Iceberg's partition
+   * data, or its 16 bytes) becomes the string Iceberg Java shows it as: UUID.toString, the
+   * canonical lower-case 8-4-4-4-12 form, which the engine checks.
+   */
+  private def constantValue(typ: AnyRef, v: AnyRef): AnyRef = v match {
+    case null => null
+    case u: java.util.UUID => UTF8String.fromString(u.toString)
+    case b: java.nio.ByteBuffer if str(typ) == "uuid" && b.remaining == 16 =>
+      UTF8String.fromString(new java.util.UUID(b.getLong(b.position()), b.getLong(b.position() + 8)).toString)
+    case _ => toSpark(typ, v)
+  }
+
   private def writeTask(g: JsonGenerator, t: AnyRef, projection: AnyRef): Unit = {
     val f = call(t, "file")
     g.writeStartObject()
@@ -333,7 +384,7 @@ object IcebergScans {
           g.writeStartObject()
           g.writeNumberField("id", id.intValue)
           g.writeFieldName("value")
-          PlanEncoder.writeLiteralValue(g, if (v == null) null else toSpark(typ, v), dt)
+          PlanEncoder.writeLiteralValue(g, constantValue(typ, v), dt)
           g.writeEndObject()
         }
       }
