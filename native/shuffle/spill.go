@@ -25,7 +25,9 @@ import (
 //
 // When the encoded blocks are the smaller part of what the writer holds, the pending rows are
 // encoded first (into blocks of fewer than BlockRows rows) and spilled with them: otherwise a
-// spill under a tiny grant would free too little to matter.
+// spill under a tiny grant would free too little to matter. A spill Spark requests for another
+// consumer of the task, with no refusal of the writer's own, writes the blocks only, and only
+// when they take a reservation chunk or more.
 
 // spillBufSize is the write buffer of the spill file and the copy buffer of the final pass.
 const spillBufSize = 256 << 10
@@ -57,6 +59,15 @@ func (w *writer) SpillNow() (bool, error) {
 	}
 	t0 := time.Now()
 	before := w.pending + w.encoded
+	if !w.ctx.Alloc.OutOfMemory() {
+		// Spark asked for memory on behalf of another consumer (exec.TaskContext.RequestSpill):
+		// advice, which may come at every batch. A run is worth it only if it frees a
+		// reservation chunk; pending rows stay (encoding them early would make small blocks).
+		if w.encoded < w.ctx.Alloc.Chunk() {
+			return false, nil
+		}
+		return true, w.spillBlocks(t0, before)
+	}
 	if w.encoded < w.pending {
 		for pi := range w.parts {
 			if err := w.encode(pi, true); err != nil {
