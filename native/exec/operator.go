@@ -5,6 +5,7 @@ package exec
 
 import (
 	"encoding/json"
+	"sync/atomic"
 
 	"github.com/bolide-dev/bolide/native/columnar"
 	"github.com/bolide-dev/bolide/native/memory"
@@ -58,8 +59,10 @@ type TaskContext struct {
 	// when the task closes; nil in unit tests (operators then use the temporary directory).
 	Spill *memory.SpillFiles
 	// Spillers are the operators that can spill at a safe point when the task runs out of memory
-	// (RelieveMemory).
+	// or Spark asks it to spill (RelieveMemory).
 	Spillers []SpillOnRequest
+	// spillRequested is set by RequestSpill, from any thread, and taken by RelieveMemory.
+	spillRequested atomic.Bool
 	// Meter counts and times the block's operators for their Spark nodes' metrics; nil leaves
 	// them untimed (planning, unit tests).
 	Meter *Meter
@@ -86,13 +89,33 @@ type SpillOnRequest interface {
 	SpillNow() (freed bool, err error)
 }
 
-// RelieveMemory answers a refused reservation (the allocator's ErrOutOfMemory) between batches:
-// every registered spiller spills, and if any freed memory the refusal is forgotten (the next
-// allocation asks Spark again) after the freed memory went back to Spark. Without the allocator
-// out of memory it does nothing.
+// RequestSpill asks the task to spill what it can at its next safe point: Spark wants memory for
+// another consumer of the task (Spark's MemoryConsumer.spill on the block's reserver). It only
+// sets a flag, so it is safe on any thread and while the task's operators run; RelieveMemory, on
+// the task thread between batches, does the spilling.
+func (c *TaskContext) RequestSpill() { c.spillRequested.Store(true) }
+
+// SpillRequested reports whether a spill request is waiting for the next safe point.
+func (c *TaskContext) SpillRequested() bool { return c.spillRequested.Load() }
+
+// RelieveMemory answers a refused reservation (the allocator's ErrOutOfMemory) or a spill request
+// (RequestSpill) between batches. A refusal is first answered by dropping the freed buffers the
+// allocator keeps for reuse, when that makes the task's use fit its reservation
+// (TaskAllocator.TrimToFit); otherwise, and on a request, every registered spiller spills, and if
+// any freed memory the refusal is forgotten (the next allocation asks Spark again) after the freed
+// memory went back to Spark. Without either it does nothing (two atomic loads).
 func (c *TaskContext) RelieveMemory() error {
 	a := c.Alloc
-	if a == nil || !a.OutOfMemory() {
+	if a == nil {
+		return nil
+	}
+	requested := c.spillRequested.Load() && c.spillRequested.Swap(false)
+	if !requested && !a.OutOfMemory() {
+		return nil
+	}
+	// A refusal that dropping the task's cache of freed buffers answers needs no spill.
+	if !requested && a.TrimToFit() {
+		a.Settle()
 		return nil
 	}
 	freed := false

@@ -14,9 +14,9 @@ import (
 )
 
 // shuffleWrite runs a shuffle map task's block, whose root is a native exchange, to the end and
-// writes its data file. It returns each partition's bytes, then rows, uncompressed bytes and write
-// nanoseconds, then (with a checksum algorithm) each partition's checksum, which the JVM commits
-// through Spark's IndexShuffleBlockResolver and its metrics.
+// writes its data file. It returns each partition's bytes, then rows, uncompressed bytes, write
+// nanoseconds, memory and disk bytes spilled, then (with a checksum algorithm) each partition's
+// checksum, which the JVM commits through Spark's IndexShuffleBlockResolver and its metrics.
 //
 //export Java_org_apache_spark_sql_bolide_NativeLib_shuffleWrite
 func Java_org_apache_spark_sql_bolide_NativeLib_shuffleWrite(env *C.JNIEnv, _ C.jclass, h C.jlong,
@@ -29,7 +29,8 @@ func Java_org_apache_spark_sql_bolide_NativeLib_shuffleWrite(env *C.JNIEnv, _ C.
 		throwError(env, err)
 		return 0
 	}
-	vals := append(append([]int64{}, res.PartitionLengths...), res.Rows, res.UncompressedBytes, res.WriteNanos)
+	vals := append(append([]int64{}, res.PartitionLengths...), res.Rows, res.UncompressedBytes, res.WriteNanos,
+		res.SpilledMem, res.SpilledDisk)
 	vals = append(vals, res.Checksums...)
 	arr := C.new_longs(env, C.jsize(len(vals)))
 	if arr == 0 {

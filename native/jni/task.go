@@ -268,3 +268,21 @@ func (t *task) release() error {
 	t.env = nil
 	return err
 }
+
+// requestSpill asks the block to spill what it can at its next safe point (exec.TaskContext's
+// RequestSpill). Spark calls it, through the block's NativeMemoryReserver.spill, when another
+// consumer of the task needs memory: possibly on another thread, possibly while the block runs
+// (the native shuffle writer's whole write is one call). So it only sets an atomic flag: it never
+// touches the task's JNIEnv, its operators or its allocator, and returns at once. The JVM keeps
+// the handle valid for the call (the reserver detaches before the block is closed).
+//
+//export Java_org_apache_spark_sql_bolide_NativeLib_requestSpill
+func Java_org_apache_spark_sql_bolide_NativeLib_requestSpill(env *C.JNIEnv, _ C.jclass, h C.jlong) {
+	defer guard(env, "requestSpill")
+	if h == 0 {
+		return
+	}
+	if t, ok := cgo.Handle(h).Value().(*task); ok && t.ctx != nil {
+		t.ctx.RequestSpill()
+	}
+}

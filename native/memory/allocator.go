@@ -275,6 +275,28 @@ func (a *TaskAllocator) ClearOutOfMemory() bool {
 	return false
 }
 
+// TrimToFit answers a refused reservation (OutOfMemory) without spilling: it drops the freed
+// buffers kept for reuse (Trim: the pool and, in checking mode, the quarantine, which count as
+// used) and, if what the task then uses fits in what it already holds reserved, forgets the
+// refusal and reports true. A task whose live memory is within its share must not fail because
+// of its own cache of freed buffers. It touches only the allocator's free lists, so any
+// operator may call it between two allocations (the shuffle reader does, before it decodes a
+// block); giving the reservation back to Spark is Settle's job, on the task thread.
+func (a *TaskAllocator) TrimToFit() bool {
+	if !a.OutOfMemory() {
+		return false
+	}
+	a.Trim()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var oom *ErrOutOfMemory
+	if a.failed != nil && errors.As(a.failed, &oom) && a.used <= a.reserved {
+		a.failed = nil
+		return true
+	}
+	return false
+}
+
 // Trim gives the pooled (and, in checking mode, quarantined) freed buffers back to C, so that
 // Settle can return their reservation: a spilling operator calls it after freeing its state.
 func (a *TaskAllocator) Trim() {

@@ -143,3 +143,44 @@ func TestSpillerClearsOutOfMemory(t *testing.T) {
 		t.Errorf("%d bytes reserved after ReleaseAll", r.reserved)
 	}
 }
+
+// TestTrimToFit: a refusal caused by freed buffers the allocator keeps (pooled, or quarantined in
+// checking mode, both counted as used) is forgotten once they are dropped, when the live buffers
+// fit the reservation; one caused by live buffers stays.
+func TestTrimToFit(t *testing.T) {
+	r := &fakeReserver{limit: 1 << 20}
+	a := NewTaskAllocatorFor(r, 8<<20) // 256 KiB chunks, 1 MiB of freed buffers pooled at most
+	defer a.ReleaseAll()
+	if a.TrimToFit() {
+		t.Fatal("TrimToFit without a refusal")
+	}
+	// Allocate and free 128 KiB buffers one after the other: the freed ones pile up (pooled
+	// buffers are reused, quarantined ones are not) until Spark refuses.
+	var live [][]byte
+	for i := 0; i < 64 && !a.OutOfMemory(); i++ {
+		b := a.Allocate(128 << 10)
+		if i%8 == 0 {
+			live = append(live, b)
+		} else {
+			a.Free(b)
+		}
+	}
+	if a.chk != nil && !a.OutOfMemory() {
+		t.Fatal("checking mode: the quarantine never made Spark refuse")
+	}
+	if a.OutOfMemory() {
+		if !a.TrimToFit() || a.Err() != nil {
+			t.Fatalf("refusal not answered by trimming: %v (used %d, reserved %d)", a.Err(), a.Used(), a.Reserved())
+		}
+	}
+	// Live buffers over the limit: trimming cannot help.
+	for !a.OutOfMemory() {
+		live = append(live, a.Allocate(128<<10))
+	}
+	if a.TrimToFit() || a.Err() == nil {
+		t.Fatalf("refusal by live buffers forgotten (used %d, reserved %d)", a.Used(), a.Reserved())
+	}
+	for _, b := range live {
+		a.Free(b)
+	}
+}

@@ -30,8 +30,15 @@ func NewSpillFiles(dirs []string) *SpillFiles {
 	return &SpillFiles{dirs: dirs, files: map[string]struct{}{}}
 }
 
-// Create opens a new, empty spill file; name is a short label for its path (the operator).
-func (s *SpillFiles) Create(name string) (*os.File, error) {
+// Create opens a new, empty spill file for an Arrow IPC stream; name is a short label for its
+// path (the operator).
+func (s *SpillFiles) Create(name string) (*os.File, error) { return s.create(name, ".arrow") }
+
+// CreateRaw opens a new, empty spill file for bytes in the operator's own format (the shuffle
+// writer's encoded frames), tracked and removed like the others.
+func (s *SpillFiles) CreateRaw(name string) (*os.File, error) { return s.create(name, ".bin") }
+
+func (s *SpillFiles) create(name, suffix string) (*os.File, error) {
 	s.mu.Lock()
 	dir := os.TempDir()
 	if len(s.dirs) > 0 {
@@ -39,7 +46,7 @@ func (s *SpillFiles) Create(name string) (*os.File, error) {
 		s.next++
 	}
 	s.mu.Unlock()
-	f, err := os.CreateTemp(dir, "bolide-spill-"+name+"-*.arrow")
+	f, err := os.CreateTemp(dir, "bolide-spill-"+name+"-*"+suffix)
 	if err != nil {
 		return nil, fmt.Errorf("create a spill file in %s: %w", dir, err)
 	}

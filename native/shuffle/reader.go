@@ -94,6 +94,9 @@ func (r *reader) Next() (*columnar.Batch, error) {
 // nextBlock decodes the next non-empty frame, or returns nil at the end.
 func (r *reader) nextBlock() (*columnar.Batch, error) {
 	for {
+		// A refused reservation (the previous block's decoding, say) that the allocator's cache
+		// of freed buffers accounts for is no reason to fail the read: drop the cache first.
+		r.ctx.Alloc.TrimToFit()
 		if err := r.ctx.Alloc.Err(); err != nil {
 			return nil, err
 		}

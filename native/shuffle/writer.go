@@ -7,6 +7,7 @@ import (
 	"hash"
 	"hash/adler32"
 	"hash/crc32"
+	"io"
 	"math"
 	"os"
 	"slices"
@@ -50,6 +51,9 @@ type WriteResult struct {
 	UncompressedBytes int64
 	// Checksums are the partitions' checksums (WriterOptions.Checksum), nil without one.
 	Checksums []int64
+	// SpilledMem and SpilledDisk are the bytes of memory the writer's spills freed and the bytes
+	// they wrote to disk (Spark's memory and disk bytes spilled); Spills counts them (spill.go).
+	SpilledMem, SpilledDisk, Spills int64
 }
 
 // Write opens input, drains it, partitions every batch, and writes the data file at dataPath
@@ -59,8 +63,8 @@ type WriteResult struct {
 // Rows wait per partition in typed buffers (columns.go) until BlockRows of them make a block (or
 // the buffered bytes pass MaxBufferedBytes), which is encoded and compressed at once and kept in
 // Go memory; at the end the remaining rows are encoded and every partition's blocks are written
-// in partition order in one buffered pass. Encoded blocks are the unit a spill would write out:
-// a partition's list of blocks can as well be a list of spilled ranges.
+// in partition order in one buffered pass. When the task runs out of memory the writer spills the
+// blocks it holds (spill.go): it is one of the task's spillers while Write runs.
 func Write(ctx *exec.TaskContext, input exec.Operator, p Partitioner, opts WriterOptions, dataPath string) (res WriteResult, err error) {
 	defer input.Close()
 	w, err := newWriter(ctx, input, p, opts)
@@ -68,6 +72,8 @@ func Write(ctx *exec.TaskContext, input exec.Operator, p Partitioner, opts Write
 		return res, err
 	}
 	defer w.release()
+	ctx.Spillers = append(ctx.Spillers, w)
+	defer w.unregister()
 	if err := input.Open(ctx); err != nil {
 		return res, err
 	}
@@ -94,7 +100,22 @@ func Write(ctx *exec.TaskContext, input exec.Operator, p Partitioner, opts Write
 	}
 	res = WriteResult{PartitionLengths: w.lengths, Rows: w.rows, Blocks: w.blocks, WriteNanos: w.nanos,
 		UncompressedBytes: w.raw, Checksums: w.checksums}
+	if s := w.spill; s != nil {
+		res.SpilledMem, res.SpilledDisk, res.Spills = s.memBytes, s.diskBytes, int64(s.runs)
+	}
 	return res, nil
+}
+
+// unregister takes the writer off the task's spillers (it is released when Write returns).
+func (w *writer) unregister() {
+	sp := w.ctx.Spillers[:0]
+	for _, s := range w.ctx.Spillers {
+		if s != exec.SpillOnRequest(w) {
+			sp = append(sp, s)
+		}
+	}
+	clear(w.ctx.Spillers[len(sp):])
+	w.ctx.Spillers = sp
 }
 
 type partition struct {
@@ -130,6 +151,11 @@ type writer struct {
 	raw       int64 // uncompressed bytes of the blocks
 	nanos     int64
 	arrs      []arrow.Array // scratch for a block's columns
+
+	spill *spillRuns // nil until the first spill
+	// writing is set once the data file is being written: the blocks are no longer the writer's
+	// to spill.
+	writing bool
 }
 
 func newWriter(ctx *exec.TaskContext, input exec.Operator, p Partitioner, opts WriterOptions) (*writer, error) {
@@ -375,21 +401,32 @@ func (w *writer) reset(pi int, free bool) {
 
 func (w *writer) pendingBytes() int64 { return w.pending }
 
-// account reports the Go heap held (pending rows, encoded blocks, scratch) to the task.
+// account reports the Go heap held (pending rows, encoded blocks, scratch) to the task, and
+// relieves the task's memory if Spark refused it: between batches the writer and the operators
+// below are at a safe point, and those that can spill (the writer too) do so.
 func (w *writer) account() error {
 	a := w.ctx.Alloc
 	if a == nil {
 		return nil
 	}
-	size := w.pending + w.overhead + w.encoded + w.enc.memSize() + int64(cap(w.ids)+cap(w.order))*4 +
-		int64(cap(w.counts)+cap(w.takes))*8 + int64(cap(w.active))*24
-	a.Account(size - w.accounted)
-	w.accounted = size
-	// Between batches the operators below are at a safe point: those that can spill do so.
+	w.accountOnly()
 	if err := w.ctx.RelieveMemory(); err != nil {
 		return err
 	}
 	return a.Err()
+}
+
+// accountOnly reports the Go heap held to the task (it may be refused: the allocator's error
+// says so); SpillNow and writeFile, which must not spill again, call it directly.
+func (w *writer) accountOnly() {
+	a := w.ctx.Alloc
+	if a == nil {
+		return
+	}
+	size := w.pending + w.overhead + w.encoded + w.enc.memSize() + int64(cap(w.ids)+cap(w.order))*4 +
+		int64(cap(w.counts)+cap(w.takes))*8 + int64(cap(w.active))*24 + w.spill.memSize()
+	a.Account(size - w.accounted)
+	w.accounted = size
 }
 
 // finish encodes every partition's remaining rows.
@@ -402,26 +439,39 @@ func (w *writer) finish() error {
 	return w.account()
 }
 
-// writeFile writes the partitions in order, freeing each one's blocks once written.
+// writeFile writes the partitions in order, each one's spilled segments (spill.go) then its
+// blocks in memory, freeing the blocks once written.
 func (w *writer) writeFile(path string) error {
+	w.writing = true
 	t0 := time.Now()
 	f, err := os.Create(path)
 	if err != nil {
 		return fmt.Errorf("shuffle data file: %w", err)
 	}
 	bw := bufio.NewWriterSize(f, 1<<20)
+	var buf []byte
+	if w.spill != nil {
+		buf = make([]byte, spillBufSize)
+	}
 	for pi := range w.parts {
 		part := &w.parts[pi]
 		var sum hash.Hash32
+		var out io.Writer = bw
 		if w.checksum != nil {
 			sum = w.checksum()
+			out = io.MultiWriter(bw, sum)
+		}
+		if w.spill != nil {
+			var n int64
+			n, err = w.spill.copyPartition(pi, out, buf)
+			w.lengths[pi] += n
 		}
 		for _, blk := range part.blocks {
-			if _, err = bw.Write(blk); err != nil {
+			if err != nil {
 				break
 			}
-			if sum != nil {
-				sum.Write(blk)
+			if _, err = out.Write(blk); err != nil {
+				break
 			}
 			w.lengths[pi] += int64(len(blk))
 			w.encoded -= int64(len(blk))
@@ -433,7 +483,7 @@ func (w *writer) writeFile(path string) error {
 		if err != nil {
 			break
 		}
-		_ = w.account() // only gives memory back: cannot fail anew
+		w.accountOnly() // only gives memory back
 	}
 	if err == nil {
 		err = bw.Flush()
@@ -455,6 +505,7 @@ func (w *writer) release() {
 		w.reset(pi, true)
 	}
 	w.encoded = 0
+	w.spill.remove()
 	w.enc.release()
 	w.enc.comp.release()
 	w.ids, w.order = nil, nil

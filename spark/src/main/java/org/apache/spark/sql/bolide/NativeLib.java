@@ -46,9 +46,9 @@ public final class NativeLib {
    * Runs a shuffle map task's block, whose root is a native shuffle exchange, to the end: the rows
    * are partitioned and written, compressed with {@code codec} (lz4, zstd, snappy or none), to the
    * data file at {@code dataPath} in Spark's layout. Returns the bytes of each partition, then the
-   * rows written, the uncompressed bytes and the nanoseconds spent encoding and writing, then, when
-   * {@code checksum} names an algorithm (Spark's spark.shuffle.checksum.algorithm; empty for none),
-   * each partition's checksum.
+   * rows written, the uncompressed bytes, the nanoseconds spent encoding and writing (spills
+   * included), the memory and disk bytes the writer spilled, then, when {@code checksum} names an
+   * algorithm (Spark's spark.shuffle.checksum.algorithm; empty for none), each partition's checksum.
    */
   public static native long[] shuffleWrite(long handle, String dataPath, String codec, String checksum);
 
@@ -63,6 +63,13 @@ public final class NativeLib {
 
   /** Releases the block. Batches already imported stay valid until their vectors are closed. */
   public static native void close(long handle);
+
+  /**
+   * Asks the block to spill what it can at its next safe point (between batches, on its task
+   * thread) and give the memory back. Only sets a flag: safe on any thread and while the block
+   * runs, returns at once. The handle must stay open during the call (NativeMemoryReserver).
+   */
+  public static native void requestSpill(long handle);
 
   /**
    * In the engine's memory checking mode (environment BOLIDE_MEMCHECK=1, on in the test suites):

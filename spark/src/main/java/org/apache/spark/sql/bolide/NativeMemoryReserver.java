@@ -10,12 +10,23 @@ import org.apache.spark.memory.TaskMemoryManager;
  * Accounts the Go engine's C memory to Spark's off-heap execution pool. The engine reserves in
  * large chunks (upcalls on the task thread), so Spark's view of the executor's memory includes
  * native batches, hash tables and buffers. When Spark refuses a reservation, the native
- * operators that can spill (the hash aggregate) do so themselves at the next batch boundary; the
- * others fail the task with a message naming the limit. Spark cannot ask them to spill yet:
- * {@link #spill} frees nothing (spill requests arrive on other threads, mid-batch).
+ * operators that can spill (the hash aggregate, the shuffle writer) do so themselves at the next
+ * batch boundary; the others fail the task with a message naming the limit.
+ *
+ * <p>Spark asks for a spill ({@link #spill}) when another consumer of the task needs memory.
+ * That request may arrive while the block's Go code runs (the native shuffle writer's whole write
+ * is one JNI call; a Spark child of the block asks for memory from inside the block's upcall for
+ * its next batch) or on another thread, so it cannot spill there and then: operators spill only
+ * at their safe points, between batches, on the task thread. {@link #spill} therefore only flags
+ * the block (NativeLib.requestSpill, an atomic store) and returns 0; at its next safe point the
+ * block spills what it can and gives the freed reservation back to Spark, where the next request
+ * of the other consumer finds it.
  */
 public final class NativeMemoryReserver extends MemoryConsumer {
   private long reserved = 0;
+  // The block's native handle while it is open (0 before createPlan and once it is closing);
+  // guarded by this, so that a spill request never reaches a closed block.
+  private long nativeHandle = 0;
 
   public NativeMemoryReserver(TaskMemoryManager tmm) {
     super(tmm, tmm.pageSizeBytes(), MemoryMode.OFF_HEAP);
@@ -49,8 +60,34 @@ public final class NativeMemoryReserver extends MemoryConsumer {
     unreserve(reserved);
   }
 
+  /** The block's handle, once NativeLib.createPlan returned it. */
+  public synchronized void attach(long handle) {
+    nativeHandle = handle;
+  }
+
+  /** Before NativeLib.close: no spill request reaches the block after this returns. */
+  public synchronized void detach() {
+    nativeHandle = 0;
+  }
+
+  /**
+   * Spark wants {@code size} bytes for {@code trigger}: flags the block to spill at its next safe
+   * point and returns 0 (nothing is released during this call; see the class comment). A request
+   * of the block itself needs no flag: its refused reservation already makes it spill. Never
+   * throws: a failed request must not fail the other consumer's allocation.
+   */
   @Override
   public long spill(long size, MemoryConsumer trigger) throws IOException {
+    if (trigger == this) return 0;
+    synchronized (this) {
+      if (nativeHandle != 0) {
+        try {
+          NativeLib.requestSpill(nativeHandle);
+        } catch (Throwable t) {
+          // Nothing to release then; the other consumer spills or fails as without Bolide.
+        }
+      }
+    }
     return 0;
   }
 }

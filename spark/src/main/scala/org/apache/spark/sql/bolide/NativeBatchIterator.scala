@@ -54,6 +54,9 @@ class NativeBatchIterator(
   private var pending = false
   private var finished = false
 
+  // Spark may now ask the block to spill (NativeMemoryReserver.spill); detached before close.
+  if (reserver != null) reserver.attach(handle)
+
   private val root: VectorSchemaRoot = {
     val s = ArrowSchema.allocateNew(allocator)
     try {
@@ -134,6 +137,7 @@ class NativeBatchIterator(
       // Metrics must never fail a task, nor keep it from releasing the block.
       case NonFatal(t) => logWarning(s"Bolide operator metrics: ${t.getMessage}")
     }
+    if (reserver != null) reserver.detach()
     try root.close() finally {
       try NativeLib.close(handle) finally {
         // Go has released what it imported; the batches the task made itself can go.

@@ -7,24 +7,22 @@ import org.junit.Assert._
 
 import org.apache.spark.scheduler.{SparkListener, SparkListenerTaskEnd}
 import org.apache.spark.sql.{DataFrame, SparkSession}
+import org.apache.spark.sql.bolide.shuffle.BolideShuffleExchangeExec
+import org.apache.spark.sql.catalyst.plans.physical.HashPartitioning
 import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.execution.adaptive.{AdaptiveSparkPlanExec, QueryStageExec}
 
 /**
  * A 16 MiB off-heap pool, far below what a high-cardinality GROUP BY over 5 million rows holds:
- * Spark spills and answers; so must Bolide, with the same answer, its native hash aggregate
- * spilling (the task's spill metrics and the operator's "spill size" say so). Runs in its own JVM
- * (surefire forks per test class), with its own session.
+ * Spark spills and answers; so must Bolide, with the same answer, its native hash aggregate and
+ * native shuffle writer spilling (the task's spill metrics and the operators' "spill size" say
+ * so). Runs in its own JVM (surefire forks per test class), with its own session.
  */
 class SpillSuite {
   import SpillSuite.spark
 
   private val rows = 5000000L
   private val groups = 2500000L
-
-  /** An order-independent digest of every output row, so that 2.5M groups need not be collected. */
-  private def digest(grouped: DataFrame): Seq[String] =
-    grouped.selectExpr(Digest: _*).collect().map(_.toString).toSeq
 
   private def query(): DataFrame = {
     val base = spark.range(0, rows, 1, 2)
@@ -43,39 +41,99 @@ class SpillSuite {
     case other => other +: other.children.flatMap(nodes)
   }
 
-  @Test def highCardinalityGroupBySpillsAndAnswersAsSpark(): Unit = {
-    spark.conf.set("spark.bolide.enabled", "false")
-    val t0 = System.nanoTime()
-    val expected = digest(query())
-    val t1 = System.nanoTime()
-
-    spark.conf.set("spark.bolide.enabled", "true")
-    val memSpilled = new AtomicLong
-    val diskSpilled = new AtomicLong
-    val listener = new SparkListener {
-      override def onTaskEnd(e: SparkListenerTaskEnd): Unit = if (e.taskMetrics != null) {
-        memSpilled.addAndGet(e.taskMetrics.memoryBytesSpilled)
-        diskSpilled.addAndGet(e.taskMetrics.diskBytesSpilled)
+  /** What the tasks of one action spilled, from the listener bus (Spark's task metrics). */
+  private final class Spilled {
+    val mem = new AtomicLong
+    val disk = new AtomicLong
+    def run[T](body: => T): T = {
+      val listener = new SparkListener {
+        override def onTaskEnd(e: SparkListenerTaskEnd): Unit = if (e.taskMetrics != null) {
+          mem.addAndGet(e.taskMetrics.memoryBytesSpilled)
+          disk.addAndGet(e.taskMetrics.diskBytesSpilled)
+        }
+      }
+      spark.sparkContext.addSparkListener(listener)
+      try body finally {
+        spark.sparkContext.listenerBus.waitUntilEmpty()
+        spark.sparkContext.removeSparkListener(listener)
       }
     }
-    spark.sparkContext.addSparkListener(listener)
-    val q = query()
-    val d = q.selectExpr(Digest: _*)
-    val actual = try d.collect().map(_.toString).toSeq finally {
-      spark.sparkContext.listenerBus.waitUntilEmpty()
-      spark.sparkContext.removeSparkListener(listener)
+    override def toString: String = s"spilled ${mem.get} bytes (memory), ${disk.get} (disk)"
+  }
+
+  private def metric(p: SparkPlan, node: String, name: String): Long =
+    nodes(p).filter(_.nodeName == node).flatMap(_.metrics.get(name)).map(_.value).sum
+
+  /** Runs `q` with Bolide off then on: both digests, the Bolide plan and what it spilled. */
+  private def offVsOn(q: () => DataFrame): (Seq[String], Seq[String], SparkPlan, Spilled, Double, Double) = {
+    spark.conf.set("spark.bolide.enabled", "false")
+    val t0 = System.nanoTime()
+    val expected = q().selectExpr(Digest: _*).collect().map(_.toString).toSeq
+    val t1 = System.nanoTime()
+    spark.conf.set("spark.bolide.enabled", "true")
+    val d = q().selectExpr(Digest: _*)
+    val spilled = new Spilled
+    val actual = try spilled.run(d.collect().map(_.toString).toSeq) catch {
+      case e: Exception => throw new AssertionError(s"Bolide failed on\n${d.queryExecution.executedPlan}", e)
     }
-    System.err.println(f"SpillSuite: Spark ${(t1 - t0) / 1e9}%.1f s, Bolide ${(System.nanoTime() - t1) / 1e9}%.1f s, " +
-      s"spilled ${memSpilled.get} bytes (memory), ${diskSpilled.get} (disk)")
+    val t2 = System.nanoTime()
+    (expected, actual, d.queryExecution.executedPlan, spilled, (t1 - t0) / 1e9, (t2 - t1) / 1e9)
+  }
+
+  /** Spark's shuffle under the aggregate: the native hash aggregate spills. */
+  @Test def highCardinalityGroupBySpillsAndAnswersAsSpark(): Unit = {
+    spark.conf.set("spark.bolide.exec.shuffle.enabled", "false")
+    try {
+      val (expected, actual, plan, spilled, spark_s, bolide_s) = offVsOn(() => query())
+      System.err.println(f"SpillSuite group by (Spark's shuffle): Spark $spark_s%.1f s, Bolide $bolide_s%.1f s, $spilled")
+      assertEquals(expected, actual)
+      assertTrue(s"expected $groups groups: $expected", expected.head.startsWith(s"[$groups,"))
+      assertTrue(s"no BolideHashAggregate in\n$plan", nodes(plan).exists(_.nodeName == "BolideHashAggregate"))
+      val spillSize = metric(plan, "BolideHashAggregate", "spillSize")
+      assertTrue(s"BolideHashAggregate spill size $spillSize", spillSize > 0)
+      assertTrue(spilled.toString, spilled.mem.get > 0 && spilled.disk.get > 0)
+    } finally spark.conf.unset("spark.bolide.exec.shuffle.enabled")
+  }
+
+  /**
+   * The native shuffle under the aggregate: its writer shares the task with the partial
+   * aggregate, which holds most of the task's share of the pool, so the writer spills its
+   * encoded blocks too.
+   */
+  @Test def highCardinalityGroupByOverTheNativeShuffleSpills(): Unit = {
+    val (expected, actual, plan, spilled, spark_s, bolide_s) = offVsOn(() => query())
+    val writerSpill = metric(plan, "BolideShuffleExchange", "spillSize")
+    System.err.println(f"SpillSuite group by (native shuffle): Spark $spark_s%.1f s, Bolide $bolide_s%.1f s, " +
+      s"$spilled, shuffle writer spill size $writerSpill")
     assertEquals(expected, actual)
     assertTrue(s"expected $groups groups: $expected", expected.head.startsWith(s"[$groups,"))
+    assertTrue(s"no BolideHashAggregate in\n$plan", nodes(plan).exists(_.nodeName == "BolideHashAggregate"))
+    val written = metric(plan, "BolideShuffleExchange", "shuffleRecordsWritten")
+    assertTrue(s"the native shuffle writer wrote $written records in\n$plan", written > 0)
+    assertTrue(s"BolideShuffleExchange spill size $writerSpill", writerSpill > 0)
+    assertTrue(spilled.toString, spilled.mem.get > 0 && spilled.disk.get > 0)
+  }
 
-    val aggs = nodes(d.queryExecution.executedPlan).filter(_.nodeName == "BolideHashAggregate")
-    assertTrue(s"no BolideHashAggregate in\n${d.queryExecution.executedPlan}", aggs.nonEmpty)
-    val spillSize = aggs.flatMap(_.metrics.get("spillSize")).map(_.value).sum
-    assertTrue(s"BolideHashAggregate spill size $spillSize", spillSize > 0)
-    assertTrue(s"memory bytes spilled $memSpilled", memSpilled.get > 0)
-    assertTrue(s"disk bytes spilled $diskSpilled", diskSpilled.get > 0)
+  /** A shuffle of 5M rows (no aggregate before it): only the native writer holds memory, and spills. */
+  @Test def shuffleOfFiveMillionRowsSpills(): Unit = {
+    def q(): DataFrame = spark.range(0, rows, 1, 2)
+      .selectExpr("id", "xxhash64(id) as h", "concat('row-', cast(id * 7 as string)) as s",
+        "cast(id % 1000 as double) / 8 as x")
+      .repartition(5, org.apache.spark.sql.functions.col("h"))
+    val (expected, actual, plan, spilled, spark_s, bolide_s) = offVsOn(() => q())
+    val writerSpill = metric(plan, "BolideShuffleExchange", "spillSize")
+    System.err.println(f"SpillSuite shuffle of $rows rows: Spark $spark_s%.1f s, Bolide $bolide_s%.1f s, " +
+      s"$spilled, shuffle writer spill size $writerSpill")
+    assertEquals(expected, actual)
+    assertTrue(s"expected $rows rows: $expected", expected.head.startsWith(s"[$rows,"))
+    // The repartition's exchange (the digest's partial results go through a second one).
+    val written = nodes(plan).collect {
+      case e: BolideShuffleExchangeExec if e.outputPartitioning.isInstanceOf[HashPartitioning] =>
+        e.metrics("shuffleRecordsWritten").value
+    }.sum
+    assertEquals(s"records the native shuffle writer wrote in\n$plan", rows, written)
+    assertTrue(s"BolideShuffleExchange spill size $writerSpill", writerSpill > 0)
+    assertTrue(spilled.toString, spilled.mem.get > 0 && spilled.disk.get > 0)
   }
 }
 
@@ -85,8 +143,9 @@ object SpillSuite {
       .master("local[2]")
       .appName("bolide-spill")
       .config("spark.plugins", BolideConf.PluginClass)
-      // Spark's shuffle: the native shuffle writer does not spill yet, and it reserves from the
-      // same task share as the partial aggregate before it (issue 9).
+      // Native shuffles wherever Bolide plans them (spark.bolide.exec.shuffle.enabled=false
+      // leaves Spark's, which the manager runs as Spark's own).
+      .config("spark.shuffle.manager", "org.apache.spark.sql.bolide.shuffle.BolideShuffleManager")
       .config("spark.memory.offHeap.enabled", "true")
       .config("spark.memory.offHeap.size", "16m")
       .config("spark.sql.shuffle.partitions", "2")

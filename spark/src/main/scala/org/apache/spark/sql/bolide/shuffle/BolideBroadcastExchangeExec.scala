@@ -176,9 +176,11 @@ object BolideBroadcastExchangeExec {
     try {
       val request = PlanEncoder.taskRequest(conf, plan, Nil, Map.empty, context.partitionId())
       handle = BolideErrors.rethrow(NativeLib.createPlan(request, Array[AnyRef](input), reserver, null))
+      if (reserver != null) reserver.attach(handle)
       val out = BolideErrors.rethrow(NativeLib.shuffleWrite(handle, tmp.getAbsolutePath, codec, ""))
       (out(1), out(2), Files.readAllBytes(tmp.toPath))
     } finally {
+      if (reserver != null) reserver.detach()
       try if (handle != 0) NativeLib.close(handle) finally {
         tmp.delete()
         if (reserver != null) reserver.releaseAll()

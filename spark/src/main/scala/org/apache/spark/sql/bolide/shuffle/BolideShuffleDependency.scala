@@ -13,7 +13,8 @@ import org.apache.spark.sql.vectorized.ColumnarBatch
  * input 0) that partitions and encodes the batches in Go. `rdd` carries the child's batches keyed
  * by a dummy 0: partition ids are computed natively, never by `partitioner`, which only says how
  * many there are. `serializer` is never used (Spark's API needs one).
- * `dataSize` adds up the uncompressed bytes written, the size AQE plans with.
+ * `dataSize` adds up the uncompressed bytes written, the size AQE plans with; `spillSize` the
+ * memory bytes the native writers spilled.
  */
 class BolideShuffleDependency(
     rdd: RDD[_ <: Product2[Int, ColumnarBatch]],
@@ -25,7 +26,8 @@ class BolideShuffleDependency(
     val conf: String,
     val codec: String,
     val batchSize: Int,
-    val dataSize: SQLMetric)
+    val dataSize: SQLMetric,
+    val spillSize: SQLMetric)
   extends ShuffleDependency[Int, ColumnarBatch, ColumnarBatch](
     rdd, partitioner, serializer, shuffleWriterProcessor = writeProcessor) {
 

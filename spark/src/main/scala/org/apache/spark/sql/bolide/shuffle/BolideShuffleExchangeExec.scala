@@ -39,7 +39,8 @@ case class BolideShuffleExchangeExec(
   private lazy val readMetrics = SQLShuffleReadMetricsReporter.createShuffleReadMetrics(sparkContext)
   override lazy val metrics = Map(
     "dataSize" -> SQLMetrics.createSizeMetric(sparkContext, "data size"),
-    "numPartitions" -> SQLMetrics.createMetric(sparkContext, "number of partitions")
+    "numPartitions" -> SQLMetrics.createMetric(sparkContext, "number of partitions"),
+    "spillSize" -> SQLMetrics.createSizeMetric(sparkContext, "spill size")
   ) ++ readMetrics ++ writeMetrics
 
   /** The Spark node this one stands for, over the current child (what the Go side plans with). */
@@ -85,7 +86,8 @@ case class BolideShuffleExchangeExec(
       PlanEncoder.confJson(sqlConf),
       BolideConf.SHUFFLE_CODEC.get(sqlConf),
       BolideConf.BATCH_SIZE.getInt(sqlConf),
-      metrics("dataSize"))
+      metrics("dataSize"),
+      metrics("spillSize"))
     metrics("numPartitions").set(n)
     SQLMetrics.postDriverMetricUpdates(sparkContext,
       sparkContext.getLocalProperty(SQLExecution.EXECUTION_ID_KEY), metrics("numPartitions") :: Nil)

@@ -38,24 +38,38 @@ class BolideShuffleWriter(
     var nativeHandle = 0L
     try {
       nativeHandle = BolideErrors.rethrow(NativeLib.createPlan(request, Array[AnyRef](input), reserver, null))
+      // Another consumer of the task (the native block producing the input, a Spark operator)
+      // may now ask the writer to spill its blocks: it does at its next batch.
+      if (reserver != null) reserver.attach(nativeHandle)
       // Spark's checksum file, so that a corrupt block fetched later is diagnosed as Spark would.
       val conf = SparkEnv.get.conf
       val checksum = if (conf.get(config.SHUFFLE_CHECKSUM_ENABLED)) conf.get(config.SHUFFLE_CHECKSUM_ALGORITHM) else ""
       val out = BolideErrors.rethrow(NativeLib.shuffleWrite(nativeHandle, tmp.getAbsolutePath, dep.codec, checksum))
-      val expected = numPartitions + 3 + (if (checksum.isEmpty) 0 else numPartitions)
+      // Lengths, then rows, uncompressed bytes, write nanos, memory and disk bytes spilled, then
+      // the checksums (NativeLib.shuffleWrite).
+      val expected = numPartitions + 5 + (if (checksum.isEmpty) 0 else numPartitions)
       if (out.length != expected) {
         throw new IllegalStateException(
           s"native shuffle write returned ${out.length} values for $numPartitions partitions")
       }
       partitionLengths = out.take(numPartitions)
-      val checksums = out.drop(numPartitions + 3)
+      val checksums = out.drop(numPartitions + 5)
       resolver.writeMetadataFileAndCommit(dep.shuffleId, mapId, partitionLengths, checksums, tmp)
       metrics.incBytesWritten(partitionLengths.sum)
       metrics.incRecordsWritten(out(numPartitions))
       metrics.incWriteTime(out(numPartitions + 2))
       dep.dataSize += out(numPartitions + 1)
+      // The writer's spills (its encoded blocks, written to a local spill file and copied into
+      // the data file at the end), reported as Spark's sort shuffle writers report theirs.
+      val (memSpilled, diskSpilled) = (out(numPartitions + 3), out(numPartitions + 4))
+      if (memSpilled > 0 || diskSpilled > 0) {
+        context.taskMetrics().incMemoryBytesSpilled(memSpilled)
+        context.taskMetrics().incDiskBytesSpilled(diskSpilled)
+        dep.spillSize += memSpilled
+      }
       mapStatus = MapStatus(SparkEnv.get.blockManager.shuffleServerId, partitionLengths, mapId)
     } finally {
+      if (reserver != null) reserver.detach()
       try if (nativeHandle != 0) NativeLib.close(nativeHandle) finally {
         if (tmp.exists() && !tmp.delete()) logWarning(s"could not delete $tmp")
         if (reserver != null) reserver.releaseAll()
