@@ -22,8 +22,8 @@ func init() {
 		Doc: "hash (Spark's Murmur3 partition ids, bit for bit), range (Spark's sampled bounds), " +
 			"single and round-robin partitioning; map tasks write compressed Arrow blocks " +
 			"(spark.bolide.shuffle.compression.codec) in Spark's shuffle files, reduce tasks decode " +
-			"them natively. Needs the Bolide shuffle manager; the whole partition's blocks are held " +
-			"in memory until written (no spilling yet).",
+			"them natively. Needs the Bolide shuffle manager; the encoded blocks are held in task " +
+			"memory and spilled to the executor's local dirs when memory is refused or Spark asks.",
 		Build: buildShuffle, EndsBlock: true})
 }
 
