@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"strings"
@@ -373,4 +374,154 @@ func (e *byteLength) evalMasked(ctx *exec.TaskContext, b *columnar.Batch, active
 		out[i] = (offs[i+1] - offs[i]) * e.mul // Java int arithmetic, as Spark's numBytes * 8
 	}
 	return finish(dt, n, vbuf, obuf, nulls), nil
+}
+
+// ---- StringReplace, StringRepeat ----
+
+// StringReplace is UTF8String.replace: every non-overlapping occurrence of search, left to right,
+// bytewise; an empty search (or source) leaves the source as it is. StringRepeat is
+// UTF8String.repeat: times <= 0 gives "".
+type strReplace struct {
+	src, search, repl Expr // repl nil: StringRepeat, with search holding the times
+	repeat            bool
+}
+
+func (e *strReplace) Type() sparktype.Type { return sparktype.StringType }
+func (e *strReplace) mayFail() bool {
+	return mayFail(e.src) || mayFail(e.search) || e.repl != nil && mayFail(e.repl)
+}
+
+func (e *strReplace) String() string {
+	if e.repeat {
+		return fmt.Sprintf("repeat(%s, %s)", e.src, e.search)
+	}
+	return fmt.Sprintf("replace(%s, %s, %s)", e.src, e.search, e.repl)
+}
+
+func init() {
+	Register("StringReplace", "replace(str, search, rep) of UTF8_BINARY strings: every non-overlapping occurrence, bytewise; an empty search changes nothing", translateReplace)
+	Register("StringRepeat", "repeat(str, n): str n times, \"\" for n <= 0", translateRepeat)
+}
+
+func translateReplace(pe *plan.Expr, conf *plan.Conf) (Expr, error) {
+	var args [3]Expr
+	for i, f := range []string{"srcExpr", "searchExpr", "replaceExpr"} {
+		a, err := translateChild(pe, f, conf)
+		if err != nil {
+			return nil, err
+		}
+		if !binaryCollation(a.Type()) {
+			return nil, unsupported("StringReplace of %s is not supported natively (UTF8_BINARY strings only)", a.Type())
+		}
+		args[i] = a
+	}
+	return &strReplace{src: args[0], search: args[1], repl: args[2]}, nil
+}
+
+func translateRepeat(pe *plan.Expr, conf *plan.Conf) (Expr, error) {
+	s, err := translateChild(pe, "str", conf)
+	if err != nil {
+		return nil, err
+	}
+	n, err := translateChild(pe, "times", conf)
+	if err != nil {
+		return nil, err
+	}
+	if !binaryCollation(s.Type()) || n.Type().Kind != sparktype.Int {
+		return nil, unsupported("StringRepeat of %s and %s is not supported natively", s.Type(), n.Type())
+	}
+	return &strReplace{src: s, search: n, repeat: true}, nil
+}
+
+func (e *strReplace) Eval(ctx *exec.TaskContext, b *columnar.Batch) (arrow.Array, error) {
+	return e.evalMasked(ctx, b, nil)
+}
+
+func (e *strReplace) evalMasked(ctx *exec.TaskContext, b *columnar.Batch, active []byte) (arrow.Array, error) {
+	n := b.NumRows
+	exprs := []Expr{e.src, e.search}
+	if e.repl != nil {
+		exprs = append(exprs, e.repl)
+	}
+	ops := make([]operand, 0, 3)
+	defer func() {
+		for _, o := range ops {
+			o.release()
+		}
+	}()
+	for _, x := range exprs {
+		o, err := evalOperandActive(ctx, b, x, active)
+		if err != nil {
+			return nil, err
+		}
+		ops = append(ops, o)
+	}
+	dt := arrow.BinaryTypes.String
+	for _, o := range ops {
+		if o.nullScalar() {
+			return allNull(ctx.Alloc, dt, n), nil
+		}
+	}
+	if n == 0 {
+		return allNull(ctx.Alloc, dt, n), nil
+	}
+	vbuf, nulls := andValidity(ctx.Alloc, n, nonScalar(ops)...)
+	sOff, sData, sm := operandBytes(ops[0])
+	offBuf, out := newFixed[int32](ctx.Alloc, n+1)
+	out[0] = 0
+	var buf []byte // Go heap scratch: the results, copied into the Arrow buffer at the end
+	fail := func(err error) (arrow.Array, error) {
+		offBuf.Release()
+		if vbuf != nil {
+			vbuf.Release()
+		}
+		return nil, err
+	}
+	for i := 0; i < n; i++ {
+		if validRow(vbuf, i) {
+			j := i & sm
+			s := sData[sOff[j]:sOff[j+1]]
+			if e.repeat {
+				times := values[int32](ops[1].arr)[i&ops[1].mask()]
+				if times > 0 {
+					if int64(len(s))*int64(times) > math.MaxInt32 {
+						// UTF8String.repeat: Math.multiplyExact(numBytes, times).
+						return fail(fmt.Errorf("%s: a %d-byte string repeated %d times exceeds 2^31 bytes", e, len(s), times))
+					}
+					for k := int32(0); k < times; k++ {
+						buf = append(buf, s...)
+					}
+				}
+			} else {
+				qOff, qData, qm := operandBytes(ops[1])
+				rOff, rData, rm := operandBytes(ops[2])
+				q := qData[qOff[i&qm]:qOff[i&qm+1]]
+				r := rData[rOff[i&rm]:rOff[i&rm+1]]
+				buf = appendReplaced(buf, s, q, r)
+			}
+		}
+		if len(buf) > math.MaxInt32 {
+			return fail(fmt.Errorf("%s: result exceeds %d bytes in one batch", e, math.MaxInt32))
+		}
+		out[i+1] = int32(len(buf))
+	}
+	dataBuf := memory.NewResizableBuffer(ctx.Alloc)
+	dataBuf.Resize(len(buf))
+	copy(dataBuf.Bytes(), buf)
+	return finishBytes(dt, n, vbuf, nulls, offBuf, dataBuf), nil
+}
+
+// appendReplaced appends s with every non-overlapping occurrence of q replaced by r.
+func appendReplaced(dst, s, q, r []byte) []byte {
+	if len(s) == 0 || len(q) == 0 {
+		return append(dst, s...)
+	}
+	for {
+		k := bytes.Index(s, q)
+		if k < 0 {
+			return append(dst, s...)
+		}
+		dst = append(append(dst, s[:k]...), r...)
+		s = s[k+len(q):]
+	}
 }

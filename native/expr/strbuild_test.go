@@ -74,3 +74,27 @@ func TestByteLengths(t *testing.T) {
 	expectRows(t, "octet_length binary", got, err, "2", "null")
 	expectRefused(t, "octet_length int", node("OctetLength", "integer", "child", col(0, "integer")), "OctetLength of int")
 }
+
+func TestReplaceRepeatInstr(t *testing.T) {
+	src := column(t, "string", "aaa", "abcabc", "", "héllo", nil, "xyz")
+	got, err := run(t, node("StringReplace", "string", "srcExpr", col(0, "string"), "searchExpr", litStr("aa"), "replaceExpr", litStr("b")), src)
+	// Non-overlapping, left to right: "aaa" -> "ba".
+	expectRows(t, "replace", got, err, "ba", "abcabc", "", "héllo", "null", "xyz")
+	got, err = run(t, node("StringReplace", "string", "srcExpr", col(0, "string"), "searchExpr", litStr(""), "replaceExpr", litStr("-")), src)
+	expectRows(t, "replace empty search", got, err, "aaa", "abcabc", "", "héllo", "null", "xyz")
+	got, err = run(t, node("StringReplace", "string", "srcExpr", col(0, "string"), "searchExpr", litStr("é"), "replaceExpr", litStr("")), src)
+	expectRows(t, "replace by empty", got, err, "aaa", "abcabc", "", "hllo", "null", "xyz")
+	got, err = run(t, node("StringReplace", "string", "srcExpr", col(0, "string"), "searchExpr", lit("string", "null"), "replaceExpr", litStr("")), src)
+	expectRows(t, "replace null", got, err, "null", "null", "null", "null", "null", "null")
+
+	got, err = run(t, node("StringRepeat", "string", "str", col(0, "string"), "times", col(1, "integer")),
+		column(t, "string", "ab", "x", "é", nil, "q"), column(t, "integer", 3, 0, 2, 5, -1))
+	expectRows(t, "repeat", got, err, "ababab", "", "éé", "null", "")
+
+	got, err = run(t, node("StringInstr", "integer", "str", col(0, "string"), "substr", col(1, "string")),
+		column(t, "string", "abcabc", "héllo", "héllo", "abc", "", nil, "a\xe9llo", "😀x"),
+		column(t, "string", "ca", "l", "", "d", "", "a", "llo", "x"))
+	// Code point positions; "a\xe9llo": 0xE9 announces a 3-byte character, so "llo" at byte 2 is
+	// inside it and the next boundary is byte 4 ("lo"): no match at a boundary.
+	expectRows(t, "instr", got, err, "3", "3", "1", "0", "1", "null", "0", "2")
+}

@@ -493,3 +493,86 @@ func (e *length) evalMasked(ctx *exec.TaskContext, b *columnar.Batch, active []b
 	}
 	return finish(dt, n, vbuf, obuf, nulls), nil
 }
+
+// ---- StringInstr ----
+
+// instr(str, substr) is UTF8String.indexOf(substr, 0) + 1: the 1-based code point position of the
+// first occurrence starting at a code point boundary (as numBytesForFirstByte walks them), 0 when
+// there is none, 1 for an empty substr.
+type strInstr struct{ str, sub Expr }
+
+func (e *strInstr) Type() sparktype.Type { return sparktype.IntType }
+func (e *strInstr) mayFail() bool        { return mayFail(e.str) || mayFail(e.sub) }
+func (e *strInstr) String() string       { return fmt.Sprintf("instr(%s, %s)", e.str, e.sub) }
+
+func init() {
+	Register("StringInstr", "instr(str, substr) on UTF8_BINARY strings: 1-based code point position of the first occurrence, 0 if none", translateInstr)
+}
+
+func translateInstr(pe *plan.Expr, conf *plan.Conf) (Expr, error) {
+	s, err := translateChild(pe, "str", conf)
+	if err != nil {
+		return nil, err
+	}
+	q, err := translateChild(pe, "substr", conf)
+	if err != nil {
+		return nil, err
+	}
+	if !binaryCollation(s.Type()) || !binaryCollation(q.Type()) {
+		return nil, unsupported("StringInstr of %s and %s is not supported natively (UTF8_BINARY strings only)", s.Type(), q.Type())
+	}
+	return &strInstr{str: s, sub: q}, nil
+}
+
+func (e *strInstr) Eval(ctx *exec.TaskContext, b *columnar.Batch) (arrow.Array, error) {
+	return e.evalMasked(ctx, b, nil)
+}
+
+func (e *strInstr) evalMasked(ctx *exec.TaskContext, b *columnar.Batch, active []byte) (arrow.Array, error) {
+	n := b.NumRows
+	so, qo, err := evalLeftThenRight(ctx, b, e.str, e.sub, active)
+	if err != nil {
+		return nil, err
+	}
+	defer so.release()
+	defer qo.release()
+	dt := arrow.PrimitiveTypes.Int32
+	vbuf, nulls, allNullRes := binaryValidity(ctx.Alloc, n, so, qo)
+	if allNullRes || n == 0 {
+		return allNull(ctx.Alloc, dt, n), nil
+	}
+	sOff, sData, sm := operandBytes(so)
+	qOff, qData, qm := operandBytes(qo)
+	obuf, out := newFixed[int32](ctx.Alloc, n)
+	for i := range out {
+		s := sData[sOff[i&sm]:sOff[i&sm+1]]
+		q := qData[qOff[i&qm]:qOff[i&qm+1]]
+		out[i] = int32(indexOfChars(s, q)) + 1
+	}
+	return finish(dt, n, vbuf, obuf, nulls), nil
+}
+
+// indexOfChars is UTF8String.indexOf(v, 0): the code point index of the first match of v at a
+// code point boundary, 0 for an empty v, -1 for none.
+func indexOfChars(s, v []byte) int {
+	if len(v) == 0 {
+		return 0
+	}
+	k := bytes.Index(s, v)
+	if k < 0 {
+		return -1
+	}
+	if isASCII(s[:k]) {
+		return k // every byte before the match is a code point and a boundary
+	}
+	for i, c := 0, 0; i < len(s); c++ {
+		if i+len(v) > len(s) {
+			return -1
+		}
+		if bytes.Equal(s[i:i+len(v)], v) {
+			return c
+		}
+		i += int(utf8Width[s[i]])
+	}
+	return -1
+}

@@ -57,7 +57,8 @@ class BolideQuerySuite extends BolideSuiteBase {
   @Test def stringFunctions(): Unit = {
     checkNative("SELECT id, trim(concat('  ', str, ' \t ')), ltrim(concat(' ', str, ' ')), rtrim(concat(' ', str, '  ')), " +
       "concat(str, '-', str), concat_ws(',', str, cast(null as string), str, 'z'), concat_ws(str, 'a', 'b'), octet_length(str), " +
-      "bit_length(bin), octet_length(bin), length(trim(str)) FROM types", Seq(Scan, Project))
+      "bit_length(bin), octet_length(bin), length(trim(str)), replace(str, 'tr', 'TR'), replace(str, '', 'x'), " +
+      "repeat(str, 2), repeat(str, cast(id % 3 as int) - 1), instr(str, '_'), instr(str, 'é'), instr(concat('é', str), '1') FROM types", Seq(Scan, Project))
   }
 
   @Test def mathFunctions(): Unit = {
