@@ -80,8 +80,13 @@ func rebindValue(raw json.RawMessage, ordinals map[int64]int) (json.RawMessage, 
 		}
 		_, hasClass := probe["class"]
 		_, hasType := probe["dataType"]
-		if !hasClass || !hasType {
+		if !hasClass {
 			return append(json.RawMessage(nil), raw...), nil
+		}
+		if !hasType {
+			// A product that is not an expression (CaseWhen's branches are scala.Tuple2s of
+			// condition and value) may still hold expressions in its fields.
+			return rebindProduct(probe, ordinals)
 		}
 		var sub Expr
 		if err := json.Unmarshal(t, &sub); err != nil {
@@ -94,6 +99,48 @@ func rebindValue(raw json.RawMessage, ordinals map[int64]int) (json.RawMessage, 
 		return json.Marshal(ns)
 	}
 	return append(json.RawMessage(nil), raw...), nil
+}
+
+// rebindProduct rebinds the expressions inside the fields of an encoded product.
+func rebindProduct(probe map[string]json.RawMessage, ordinals map[int64]int) (json.RawMessage, error) {
+	raw, ok := probe["fields"]
+	if !ok {
+		return json.Marshal(probe)
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
+		return json.Marshal(probe) // not an object of fields: nothing to rebind
+	}
+	for k, v := range fields {
+		nv, err := rebindValue(v, ordinals)
+		if err != nil {
+			return nil, err
+		}
+		fields[k] = nv
+	}
+	nf, err := json.Marshal(fields)
+	if err != nil {
+		return nil, err
+	}
+	probe["fields"] = nf
+	return json.Marshal(probe)
+}
+
+// ProductFields returns the fields of an encoded product that is not an expression (an object
+// with "class" and "fields" but no "dataType", such as CaseWhen's scala.Tuple2 branches), for
+// walkers that must look for expressions inside it; nil for anything else.
+func ProductFields(probe map[string]json.RawMessage) map[string]json.RawMessage {
+	if _, ok := probe["class"]; !ok {
+		return nil
+	}
+	if _, ok := probe["dataType"]; ok {
+		return nil
+	}
+	var fields map[string]json.RawMessage
+	if raw, ok := probe["fields"]; ok {
+		_ = json.Unmarshal(raw, &fields)
+	}
+	return fields
 }
 
 // References returns the child column ordinals e reads (its attribute references bound to a
@@ -154,7 +201,15 @@ func referencesIn(raw json.RawMessage, seen map[int]bool) error {
 		}
 		_, hasClass := probe["class"]
 		_, hasType := probe["dataType"]
-		if !hasClass || !hasType {
+		if !hasClass {
+			return nil
+		}
+		if !hasType {
+			for _, v := range ProductFields(probe) {
+				if err := referencesIn(v, seen); err != nil {
+					return err
+				}
+			}
 			return nil
 		}
 		var sub Expr

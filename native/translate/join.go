@@ -380,7 +380,16 @@ func walkValue(raw json.RawMessage, f func(*plan.Expr) error) error {
 		}
 		_, hasClass := probe["class"]
 		_, hasType := probe["dataType"]
-		if !hasClass || !hasType {
+		if !hasClass {
+			return nil
+		}
+		if !hasType {
+			// CaseWhen's branches are scala.Tuple2 products of expressions.
+			for _, v := range plan.ProductFields(probe) {
+				if err := walkValue(v, f); err != nil {
+					return err
+				}
+			}
 			return nil
 		}
 		var sub plan.Expr

@@ -18,7 +18,11 @@ class JoinSuite extends BolideSuiteBase {
     "l.k = r.k",
     "l.k = r.k AND l.s = r.s",
     "l.k = r.k AND l.v > r.w",
-    "l.s = r.s AND l.d = r.d")
+    "l.s = r.s AND l.d = r.d",
+    // CaseWhen's branches are encoded as products (scala.Tuple2): the columns inside must be
+    // found and rebound when the condition runs over the joined columns it reads.
+    "l.k = r.k AND CASE WHEN l.v > 1500 THEN r.w ELSE l.v END > 20",
+    "l.k = r.k AND l.id <> r.id AND CASE WHEN r.w > 30 THEN l.v WHEN l.s IS NULL THEN r.w ELSE l.v END > 100")
 
   @Test def innerJoins(): Unit = conditions.foreach { c =>
     checkNative(s"SELECT /*+ BROADCAST(r) */ l.id, l.k, r.id, r.w FROM jl l JOIN jr r ON $c", Seq(Bhj))
