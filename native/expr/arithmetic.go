@@ -17,7 +17,7 @@ import (
 	"github.com/bolide-dev/bolide/native/sparktype"
 )
 
-// Binary arithmetic, after Spark's arithmetic.scala (Add, Subtract, Multiply, Divide, Remainder):
+// Binary arithmetic, after Spark's arithmetic.scala (Add, Subtract, Multiply, Divide, Remainder, Pmod):
 //   - byte/short/int/long: LEGACY wraps (Java), ANSI raises ARITHMETIC_OVERFLOW (int/long,
 //     MathUtils.*Exact: message "integer overflow"/"long overflow", alternative naming try_add,
 //     try_subtract, try_multiply) or BINARY_ARITHMETIC_OVERFLOW (byte/short), TRY gives null.
@@ -35,14 +35,16 @@ const (
 	opMul
 	opDiv
 	opRem
+	opPmod
 )
 
 var arithInfo = [...]struct{ class, symbol, try string }{
-	opAdd: {"Add", "+", "try_add"},
-	opSub: {"Subtract", "-", "try_subtract"},
-	opMul: {"Multiply", "*", "try_multiply"},
-	opDiv: {"Divide", "/", "try_divide"},
-	opRem: {"Remainder", "%", "try_remainder"},
+	opAdd:  {"Add", "+", "try_add"},
+	opSub:  {"Subtract", "-", "try_subtract"},
+	opMul:  {"Multiply", "*", "try_multiply"},
+	opDiv:  {"Divide", "/", "try_divide"},
+	opRem:  {"Remainder", "%", "try_remainder"},
+	opPmod: {"Pmod", "pmod", ""},
 }
 
 func init() {
@@ -50,6 +52,7 @@ func init() {
 	Register("Subtract", "left - right over byte/short/int/long/float/double/decimal; same overflow rules as Add", arithTranslator(opSub))
 	Register("Multiply", "left * right over byte/short/int/long/float/double/decimal (decimal rounded like Spark: 38 digits, then the result scale)", arithTranslator(opMul))
 	Register("Divide", "left / right over double/decimal; zero divisor gives null, DIVIDE_BY_ZERO in ANSI", arithTranslator(opDiv))
+	Register("Pmod", "pmod(left, right) over byte/short/int/long/float/double: r = left % right, (r + right) % right when r < 0 (Java arithmetic); zero divisor gives null, DIVIDE_BY_ZERO in ANSI; decimals and TRY mode refused", arithTranslator(opPmod))
 	Register("Remainder", "left % right (Java sign rules) over byte/short/int/long/float/double/decimal; zero divisor gives null, REMAINDER_BY_ZERO in ANSI; TRY mode refused", arithTranslator(opRem))
 }
 
@@ -73,7 +76,7 @@ func (e *arith) mayFail() bool {
 	if e.mode != modeANSI {
 		return false
 	}
-	if e.op == opDiv || e.op == opRem {
+	if e.op == opDiv || e.op == opRem || e.op == opPmod {
 		return true // division by zero
 	}
 	return !e.typ.IsFloating()
@@ -100,8 +103,11 @@ func arithTranslator(op arithOp) Translator {
 		}
 		lt, rt := l.Type(), r.Type()
 		e := &arith{op: op, mode: mode, typ: t, left: l, right: r}
-		if op == opRem && mode == modeTry {
-			return nil, unsupported("Remainder in TRY mode is not supported natively")
+		if (op == opRem || op == opPmod) && mode == modeTry {
+			return nil, unsupported("%s in TRY mode is not supported natively", name)
+		}
+		if op == opPmod && t.Kind == sparktype.Decimal {
+			return nil, unsupported("Pmod of decimals is not supported natively")
 		}
 		switch {
 		case t.Kind == sparktype.Decimal:
@@ -133,7 +139,7 @@ func (e *arith) Eval(ctx *exec.TaskContext, b *columnar.Batch) (arrow.Array, err
 
 func (e *arith) evalMasked(ctx *exec.TaskContext, b *columnar.Batch, active []byte) (arrow.Array, error) {
 	n := b.NumRows
-	divmod := e.op == opDiv || e.op == opRem
+	divmod := e.op == opDiv || e.op == opRem || e.op == opPmod
 	var lo, ro operand
 	var err error
 	if divmod {
@@ -281,7 +287,7 @@ func intKernel[T integer](e *arith, k *kernelArgs) (arrow.Array, error) {
 		ovf = subLoop(a, b, am, bm, out)
 	case opMul:
 		ovf = mulLoop(a, b, am, bm, out)
-	case opRem:
+	case opRem, opPmod:
 		for i := range out {
 			y := b[i&bm]
 			if y == 0 {
@@ -289,10 +295,14 @@ func intKernel[T integer](e *arith, k *kernelArgs) (arrow.Array, error) {
 				if k.rowValid(i) {
 					if e.mode == modeANSI && isActive(k.active, i) {
 						obuf.Release()
-						return nil, exec.RemainderByZero()
+						return nil, e.byZero()
 					}
 					k.setNull(i)
 				}
+				continue
+			}
+			if e.op == opPmod {
+				out[i] = pmodInt(a[i&am], y)
 				continue
 			}
 			out[i] = a[i&am] % y // Go and Java agree: sign of the dividend, MIN % -1 == 0
@@ -413,7 +423,7 @@ func floatKernel[T float](e *arith, k *kernelArgs) (arrow.Array, error) {
 		for i := range out {
 			out[i] = a[i&am] * b[i&bm]
 		}
-	case opDiv, opRem:
+	case opDiv, opRem, opPmod:
 		for i := range out {
 			x, y := a[i&am], b[i&bm]
 			if y == 0 { // 0.0 and -0.0 (Decimal/numeric isZero)
@@ -427,18 +437,45 @@ func floatKernel[T float](e *arith, k *kernelArgs) (arrow.Array, error) {
 				}
 				continue
 			}
-			if e.op == opDiv {
+			switch e.op {
+			case opDiv:
 				out[i] = x / y
-			} else {
+			case opRem:
 				out[i] = T(math.Mod(float64(x), float64(y))) // exact, sign of the dividend (Java %)
+			default:
+				r := T(math.Mod(float64(x), float64(y)))
+				if r < 0 {
+					r = T(math.Mod(float64(r+y), float64(y))) // r + y rounded in T, as Java's
+				}
+				out[i] = r
 			}
 		}
 	}
 	return finish(e.typ.Arrow(), k.n, k.vbuf, obuf, k.nulls), nil
 }
 
+// pmodInt is Pmod.pmod: r = a % n, (r + n) % n when r < 0, in Java arithmetic: byte and short
+// promoted to int (no wrap), int and long wrapping in their own width.
+func pmodInt[T integer](a, n T) T {
+	var z T
+	switch any(z).(type) {
+	case int8, int16:
+		x, y := int32(a), int32(n)
+		r := x % y
+		if r < 0 {
+			r = (r + y) % y
+		}
+		return T(r)
+	}
+	r := a % n
+	if r < 0 {
+		r = (r + n) % n
+	}
+	return r
+}
+
 // byZero is the ANSI error of a zero divisor: Spark raises REMAINDER_BY_ZERO for `%` and
-// DIVIDE_BY_ZERO for `/`.
+// DIVIDE_BY_ZERO for `/` and pmod.
 func (e *arith) byZero() *exec.SparkError {
 	if e.op == opRem {
 		return exec.RemainderByZero()

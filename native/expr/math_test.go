@@ -74,3 +74,22 @@ func TestGreatestLeast(t *testing.T) {
 	expectRows(t, "greatest date", got, err, "1", "null")
 	expectRefused(t, "greatest boolean", node("Greatest", "boolean", "children", args(col(0, "boolean"), col(1, "boolean"))), "Greatest of boolean")
 }
+
+func TestPmod(t *testing.T) {
+	pm := func(typ, mode, l, r string) string { return arithJSON("Pmod", typ, mode, l, r) }
+	a := column(t, "integer", 10, -10, 10, -10, -7, math.MinInt32+1, 5, nil, 3)
+	n := column(t, "integer", 3, 3, -3, -3, -3, math.MinInt32, 0, 2, nil)
+	got, err := run(t, pm("integer", "LEGACY", col(0, "integer"), col(1, "integer")), a, n)
+	// (r + n) % n in Java int arithmetic: -2147483647 % MIN = -2147483647, + MIN wraps to 1.
+	expectRows(t, "pmod int", got, err, "1", "2", "1", "-1", "-1", "1", "null", "null", "null")
+	_, err = run(t, pm("integer", "ANSI", col(0, "integer"), col(1, "integer")), a, n)
+	expectSparkError(t, "pmod ansi zero", err, "DIVIDE_BY_ZERO", nil)
+	got, err = run(t, pm("byte", "ANSI", col(0, "byte"), col(1, "byte")), column(t, "byte", -99, -128, 7), column(t, "byte", -100, 127, -2))
+	// byte: in int, so -99 + -100 does not wrap: (-199) % -100 = -99.
+	expectRows(t, "pmod byte", got, err, "-99", "126", "1")
+	got, err = run(t, pm("double", "LEGACY", col(0, "double"), col(1, "double")),
+		column(t, "double", -7.5, 7.5, -1.0, 1.0), column(t, "double", 2.0, -2.0, 0.0, math.Inf(1)))
+	expectRows(t, "pmod double", got, err, "0.5", "1.5", "null", "1")
+	expectRefused(t, "pmod decimal", pm("decimal(5,2)", "LEGACY", col(0, "decimal(5,2)"), col(1, "decimal(5,2)")), "Pmod of decimals")
+	expectRefused(t, "pmod try", pm("integer", "TRY", col(0, "integer"), col(1, "integer")), "Pmod in TRY mode")
+}

@@ -17,6 +17,13 @@ class AggregateShapesSuite extends BolideSuiteBase {
 
   @Before def setUp(): Unit = TestData.ensure(spark)
 
+  @Test def caseOverAggregateResults(): Unit = {
+    // The result expressions read the aggregates through CaseWhen branches (scala.Tuple2
+    // products): they are rebound to the aggregate's output like any other reference.
+    checkNative("SELECT g, CASE WHEN sum(l) > 0 THEN sum(s) WHEN max(i) IS NULL THEN -1 ELSE max(i) END, " +
+      "CASE WHEN count(*) > 300 THEN 'many' ELSE 'few' END FROM types GROUP BY g", Seq(Agg, Agg))
+  }
+
   @Test def rollup(): Unit = {
     checkNative("SELECT g, b, sum(l), count(*), avg(d), min(dec), grouping_id() FROM types GROUP BY ROLLUP(g, b)",
       Seq(Expand, Agg, Agg))

@@ -65,10 +65,13 @@ class BolideQuerySuite extends BolideSuiteBase {
     val q = "SELECT id, abs(i), abs(l), abs(d), abs(f), abs(dec), abs(-wdec), isnan(d), isnan(d + cast('NaN' as double)), " +
       "greatest(i, s, y), least(i, s, y, 0), greatest(d, f), least(-d, cast('NaN' as double)), greatest(str, 'str_2'), " +
       "least(dt, date'2021-01-01'), greatest(dec, wdec), least(ts, timestamp'2020-10-01 00:00:00'), " +
-      "ceil(d), floor(d), ceil(f), ceil(dec), floor(-dec), floor(wdec), ceil(l), floor(i) FROM types"
+      "ceil(d), floor(d), ceil(f), ceil(dec), floor(-dec), floor(wdec), ceil(l), floor(i), " +
+      "pmod(i, 7), pmod(l, -3), pmod(d, cast(2.5 as double)), pmod(-f, cast(3 as float)) FROM types"
     checkNative(q, Seq(Scan, Project))
     withConf("spark.sql.ansi.enabled" -> "false") {
       checkNative(q, Seq(Scan, Project))
+      // Zero divisors (y and g are 0 on some rows): null outside ANSI.
+      checkNative("SELECT id, pmod(s, y), pmod(i, g), pmod(d, cast(g as double)) FROM types", Seq(Scan, Project))
     }
   }
 
