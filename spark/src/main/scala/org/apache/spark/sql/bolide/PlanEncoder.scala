@@ -323,6 +323,9 @@ object PlanEncoder {
     case e: scala.Enumeration#Value => g.writeString(e.toString)
     case s: scala.collection.Seq[_] =>
       g.writeStartArray(); s.foreach(writeValue(g, _, input)); g.writeEndArray()
+    // A set (InSet's hset): its elements, in the set's iteration order.
+    case s: scala.collection.Set[_] =>
+      g.writeStartArray(); s.foreach(writeValue(g, _, input)); g.writeEndArray()
     // A class (StaticInvoke's staticObject): its binary name.
     case c: Class[_] => g.writeString(c.getName)
     // A connector function (ApplyFunctionExpression's ScalarFunction, StaticInvoke's

@@ -46,6 +46,19 @@ class BolideQuerySuite extends BolideSuiteBase {
     preds.foreach(p => checkNative(s"SELECT id, $p AS r FROM types WHERE $p", Seq(Scan, Filter)))
   }
 
+  @Test def inSetFilters(): Unit = {
+    // More than spark.sql.optimizer.inSetConversionThreshold (10) literals: Spark plans an InSet,
+    // whose hash set the encoder sends as an array.
+    val ints = (0 until 40).map(x => x * 7 - 50).mkString(", ")
+    checkNative(s"SELECT id, y FROM types WHERE y IN ($ints)", Seq(Scan, Filter))
+    checkNative(s"SELECT id, y FROM types WHERE y IN ($ints, NULL) OR y IS NULL", Seq(Scan, Filter))
+    checkNative(s"SELECT id, y IN ($ints, NULL) FROM types", Seq(Scan, Project))
+    val dates = (0 until 20).map(d => s"date'2020-01-01' + $d").mkString(", ")
+    checkNative(s"SELECT id FROM types WHERE dt IN ($dates)", Seq(Scan, Filter))
+    val longs = (0 until 12).map(x => x * 1000003L - 999999999L).mkString(", ")
+    checkNative(s"SELECT id FROM types WHERE l NOT IN ($longs)", Seq(Scan, Filter))
+  }
+
   @Test def dateFunctions(): Unit = {
     checkNative("SELECT id, d, quarter(d), dayofweek(d), weekday(d), dayofyear(d), weekofyear(d), " +
       "last_day(d), unix_date(d), datediff(d, d2), datediff(d2, date'2000-02-29'), date_from_unix_date(n), " +
