@@ -154,3 +154,105 @@ func roundToInteger(x decimal128.Num, scale int32, div decimal128.Num, ceil bool
 	}
 	return q
 }
+
+// ---- Round (HALF_UP) of decimals ----
+
+// Round(child, scale) of a decimal(p, s) with a literal scale 0 <= scale: Decimal.toPrecision to
+// the result scale min(s, scale), ROUND_HALF_UP (ties away from zero), as
+// decimal(min(p - s + 1 + that scale, 38), that scale), which always holds the result. Negative
+// scales and floating-point rounding (Spark rounds the double's shortest decimal string) are
+// refused.
+type roundDecimal struct {
+	child Expr
+	typ   sparktype.Type
+	drop  int32 // digits removed: input scale - result scale
+}
+
+func (e *roundDecimal) Type() sparktype.Type { return e.typ }
+func (e *roundDecimal) mayFail() bool        { return mayFail(e.child) }
+func (e *roundDecimal) String() string       { return fmt.Sprintf("round(%s, %d)", e.child, e.typ.Scale) }
+
+func init() {
+	Register("Round", "round(x, d) of a decimal with a literal d >= 0: HALF_UP to scale min(s, d); other types and negative d refused", translateRound)
+}
+
+func translateRound(pe *plan.Expr, conf *plan.Conf) (Expr, error) {
+	c, err := translateChild(pe, "child", conf)
+	if err != nil {
+		return nil, err
+	}
+	in := c.Type()
+	if in.Kind != sparktype.Decimal {
+		return nil, unsupported("Round of %s is not supported natively", in)
+	}
+	sc, err := translateChild(pe, "scale", conf)
+	if err != nil {
+		return nil, err
+	}
+	lit, ok := sc.(*Literal)
+	if !ok || sc.Type().Kind != sparktype.Int || lit.IsNull() {
+		return nil, unsupported("Round with a scale that is not an int literal is not supported natively")
+	}
+	scale := int32(literalInt(lit))
+	if scale < 0 {
+		return nil, unsupported("Round to a negative scale is not supported natively")
+	}
+	t, err := pe.Type()
+	if err != nil {
+		return nil, err
+	}
+	rs := min(in.Scale, scale)
+	if t.Kind != sparktype.Decimal || t.Scale != rs || t.Precision != min(in.Precision-in.Scale+1+rs, 38) {
+		return nil, unsupported("Round of %s returning %s is not supported natively", in, t)
+	}
+	return &roundDecimal{child: c, typ: t, drop: in.Scale - rs}, nil
+}
+
+func (e *roundDecimal) Eval(ctx *exec.TaskContext, b *columnar.Batch) (arrow.Array, error) {
+	return e.evalMasked(ctx, b, nil)
+}
+
+func (e *roundDecimal) evalMasked(ctx *exec.TaskContext, b *columnar.Batch, active []byte) (arrow.Array, error) {
+	in, err := evalActive(ctx, b, e.child, active)
+	if err != nil {
+		return nil, err
+	}
+	defer in.Release()
+	n := b.NumRows
+	vbuf, nulls := andValidity(ctx.Alloc, n, in)
+	obuf, out := newFixed[decimal128.Num](ctx.Alloc, n)
+	src := values[decimal128.Num](in)
+	if e.drop == 0 {
+		copy(out, src)
+	} else {
+		for i, x := range src {
+			out[i] = roundHalfUp(x, e.drop)
+		}
+	}
+	return finish(e.typ.Arrow(), n, vbuf, obuf, nulls), nil
+}
+
+// roundHalfUp divides the unscaled x by 10^k, rounding half away from zero.
+func roundHalfUp(x decimal128.Num, k int32) decimal128.Num {
+	if k <= 18 && (x.HighBits() == 0 && x.LowBits() <= math.MaxInt64 || x.HighBits() == -1 && x.LowBits() > math.MaxInt64) {
+		v, d := int64(x.LowBits()), int64(pow10u64[k])
+		q, r := v/d, v%d
+		if r >= (d+1)/2 {
+			q++
+		} else if -r >= (d+1)/2 {
+			q--
+		}
+		return decimal128.FromI64(q)
+	}
+	d := decimal128.FromBigInt(pow10Big(int(k)))
+	q, r := x.Div(d) // truncates towards zero
+	twice := r.Abs().Mul(decimal128.FromI64(2))
+	if twice.Cmp(d) >= 0 {
+		if x.Sign() < 0 {
+			q = q.Sub(decimal128.FromI64(1))
+		} else {
+			q = q.Add(decimal128.FromI64(1))
+		}
+	}
+	return q
+}

@@ -32,3 +32,19 @@ func TestCeilFloor(t *testing.T) {
 	expectRefused(t, "ceil wrong type", node("Ceil", "decimal(5,0)", "child", col(0, "decimal(5,2)")), "Ceil of decimal(5,2) returning decimal(5,0)")
 	expectRefused(t, "ceil int", node("Ceil", "long", "child", col(0, "integer")), "Ceil of int")
 }
+
+func TestRoundDecimal(t *testing.T) {
+	in := column(t, "decimal(7,3)", "1245", "1244", "-1245", "-1244", "9999999", "-9999999", "500", nil)
+	got, err := run(t, node("Round", "decimal(7,2)", "child", col(0, "decimal(7,3)"), "scale", litInt(2), "ansiEnabled", "true"), in)
+	// HALF_UP: ties away from zero; 9999.999 -> 10000.00 needs the extra integral digit.
+	expectRows(t, "round 2", got, err, "1.25", "1.24", "-1.25", "-1.24", "10000.00", "-10000.00", "0.50", "null")
+	got, err = run(t, node("Round", "decimal(5,0)", "child", col(0, "decimal(7,3)"), "scale", litInt(0), "ansiEnabled", "true"), in)
+	expectRows(t, "round 0", got, err, "1", "1", "-1", "-1", "10000", "-10000", "1", "null")
+	got, err = run(t, node("Round", "decimal(8,3)", "child", col(0, "decimal(7,3)"), "scale", litInt(5), "ansiEnabled", "true"), in)
+	expectRows(t, "round to a larger scale", got, err, "1.245", "1.244", "-1.245", "-1.244", "9999.999", "-9999.999", "0.500", "null")
+	wide := column(t, "decimal(38,20)", "12345678901234567890500000000000000000", "-12345678901234567890500000000000000000")
+	got, err = run(t, node("Round", "decimal(19,0)", "child", col(0, "decimal(38,20)"), "scale", litInt(0), "ansiEnabled", "true"), wide)
+	expectRows(t, "round wide", got, err, "123456789012345679", "-123456789012345679")
+	expectRefused(t, "round double", node("Round", "double", "child", col(0, "double"), "scale", litInt(2), "ansiEnabled", "true"), "Round of double")
+	expectRefused(t, "round negative", node("Round", "decimal(8,0)", "child", col(0, "decimal(7,3)"), "scale", litInt(-1), "ansiEnabled", "true"), "negative scale")
+}

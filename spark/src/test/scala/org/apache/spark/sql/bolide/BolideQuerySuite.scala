@@ -79,7 +79,8 @@ class BolideQuerySuite extends BolideSuiteBase {
       "greatest(i, s, y), least(i, s, y, 0), greatest(d, f), least(-d, cast('NaN' as double)), greatest(str, 'str_2'), " +
       "least(dt, date'2021-01-01'), greatest(dec, wdec), least(ts, timestamp'2020-10-01 00:00:00'), " +
       "ceil(d), floor(d), ceil(f), ceil(dec), floor(-dec), floor(wdec), ceil(l), floor(i), " +
-      "pmod(i, 7), pmod(l, -3), pmod(d, cast(2.5 as double)), pmod(-f, cast(3 as float)) FROM types"
+      "pmod(i, 7), pmod(l, -3), pmod(d, cast(2.5 as double)), pmod(-f, cast(3 as float)), " +
+      "round(dec, 1), round(-dec, 0), round(wdec, 3), round(wdec, 12), round(dec * 1.005, 2) FROM types"
     checkNative(q, Seq(Scan, Project))
     withConf("spark.sql.ansi.enabled" -> "false") {
       checkNative(q, Seq(Scan, Project))
