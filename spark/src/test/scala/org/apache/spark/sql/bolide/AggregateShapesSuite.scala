@@ -24,6 +24,17 @@ class AggregateShapesSuite extends BolideSuiteBase {
       "CASE WHEN count(*) > 300 THEN 'many' ELSE 'few' END FROM types GROUP BY g", Seq(Agg, Agg))
   }
 
+  @Test def statisticalAggregates(): Unit = {
+    val fns = "stddev_samp(d), stddev_pop(d), var_samp(d), var_pop(i), stddev(l), variance(f), std(dec), " +
+      "stddev_samp(if(id % 97 = 0, d, null))"
+    checkNative(s"SELECT g, $fns FROM types GROUP BY g", Seq(Agg, Agg))
+    checkNative(s"SELECT $fns FROM types", Seq(Agg, Agg))
+    checkNative("SELECT g, stddev_samp(d), var_samp(d) FROM types WHERE id % 500 = 1 GROUP BY g", Seq(Agg, Agg))
+    withConf("spark.sql.legacy.statisticalAggregate" -> "true") {
+      checkNative("SELECT g, stddev_samp(d), var_samp(d) FROM types WHERE id % 500 = 1 GROUP BY g", Seq(Agg, Agg))
+    }
+  }
+
   @Test def rollup(): Unit = {
     checkNative("SELECT g, b, sum(l), count(*), avg(d), min(dec), grouping_id() FROM types GROUP BY ROLLUP(g, b)",
       Seq(Expand, Agg, Agg))
