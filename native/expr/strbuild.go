@@ -467,6 +467,19 @@ func (e *strReplace) evalMasked(ctx *exec.TaskContext, b *columnar.Batch, active
 	}
 	vbuf, nulls := andValidity(ctx.Alloc, n, nonScalar(ops)...)
 	sOff, sData, sm := operandBytes(ops[0])
+	// The other operands' views, taken once per batch: repeat's counts, or replace's search and
+	// replacement strings.
+	var times []int32
+	var tm int
+	var qOff, rOff []int32
+	var qData, rData []byte
+	var qm, rm int
+	if e.repeat {
+		times, tm = values[int32](ops[1].arr), ops[1].mask()
+	} else {
+		qOff, qData, qm = operandBytes(ops[1])
+		rOff, rData, rm = operandBytes(ops[2])
+	}
 	offBuf, out := newFixed[int32](ctx.Alloc, n+1)
 	out[0] = 0
 	var buf []byte // Go heap scratch: the results, copied into the Arrow buffer at the end
@@ -482,8 +495,7 @@ func (e *strReplace) evalMasked(ctx *exec.TaskContext, b *columnar.Batch, active
 			j := i & sm
 			s := sData[sOff[j]:sOff[j+1]]
 			if e.repeat {
-				times := values[int32](ops[1].arr)[i&ops[1].mask()]
-				if times > 0 {
+				if times := times[i&tm]; times > 0 {
 					if int64(len(s))*int64(times) > math.MaxInt32 {
 						// UTF8String.repeat: Math.multiplyExact(numBytes, times).
 						return fail(fmt.Errorf("%s: a %d-byte string repeated %d times exceeds 2^31 bytes", e, len(s), times))
@@ -493,8 +505,6 @@ func (e *strReplace) evalMasked(ctx *exec.TaskContext, b *columnar.Batch, active
 					}
 				}
 			} else {
-				qOff, qData, qm := operandBytes(ops[1])
-				rOff, rData, rm := operandBytes(ops[2])
 				q := qData[qOff[i&qm]:qOff[i&qm+1]]
 				r := rData[rOff[i&rm]:rOff[i&rm+1]]
 				buf = appendReplaced(buf, s, q, r)
