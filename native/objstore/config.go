@@ -14,11 +14,14 @@ import (
 // Config says how to reach S3-compatible storage. The zero value reaches AWS S3 in us-east-1
 // anonymously (public buckets only).
 //
-// Credentials are static or absent: without them requests go unsigned. The AWS default chain
-// (environment, shared config files, instance or container roles, SSO) is deliberately not
-// consulted: the JVM side hands the engine the catalog's and the Hadoop configuration's keys, so
-// the native scan uses exactly the credentials Spark's own reader would, and nothing read from
-// the executor's environment can surprise it.
+// Credentials are static keys, the AWS SDK's default chain, or none (requests go unsigned).
+// ConfigFromProperties picks the source the Java readers would: the catalog's or the Hadoop
+// configuration's keys when both halves are set; otherwise the default chain (environment
+// variables, shared config and credentials files, web identity, container and EC2 instance
+// roles), which is what Iceberg's S3FileIO (DefaultCredentialsProvider) and S3A's default
+// provider list fall back to, resolved in the executor's process as theirs are; anonymous only
+// when S3A is told so (AnonymousAWSCredentialsProvider). A credential provider that is a Java
+// class the engine cannot run sets CredentialsRefused, and planning leaves the scan to Java.
 //
 // A Config never prints its credentials: String, GoString and Format (every fmt verb), slog's
 // LogValue and JSON all redact them, and the credential fields are of type Secret, which redacts
@@ -34,6 +37,12 @@ type Config struct {
 	AccessKeyID     Secret // with SecretAccessKey: static credentials; both empty = anonymous
 	SecretAccessKey Secret
 	SessionToken    Secret // temporary credentials (STS) only
+	// DefaultChain takes the credentials from the AWS SDK's default chain when the keys above are
+	// not both set.
+	DefaultChain bool
+	// CredentialsRefused, when not empty, says why the native reader cannot authenticate as
+	// Spark's reader would (a custom provider class); it names settings, never values.
+	CredentialsRefused string
 }
 
 // DefaultRegion signs requests when a Config names none (S3-compatible servers mostly accept it).
@@ -68,8 +77,11 @@ func (s Secret) LogValue() slog.Value { return slog.StringValue(s.String()) }
 
 func (s Secret) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
+// static reports whether requests are signed with the Config's own keys.
+func (c *Config) static() bool { return c.AccessKeyID != "" && c.SecretAccessKey != "" }
+
 // anonymous reports whether requests go unsigned.
-func (c *Config) anonymous() bool { return c.AccessKeyID == "" && c.SecretAccessKey == "" }
+func (c *Config) anonymous() bool { return !c.static() && !c.DefaultChain }
 
 // String describes the Config with its credentials redacted.
 func (c Config) String() string {
@@ -90,8 +102,12 @@ func (c Config) String() string {
 		b.WriteString(", no ssl")
 	}
 	switch {
+	case c.CredentialsRefused != "":
+		b.WriteString(", credentials not readable natively")
 	case c.anonymous():
 		b.WriteString(", anonymous")
+	case !c.static():
+		b.WriteString(", credentials from the AWS default chain")
 	case c.SessionToken != "":
 		b.WriteString(", temporary credentials (redacted)")
 	default:
@@ -127,7 +143,8 @@ func (c *Config) fingerprint() [sha256.Size]byte {
 	h := hmac.New(sha256.New, fingerprintKey)
 	var n [8]byte
 	for _, s := range []string{c.Endpoint, c.Region, strconv.FormatBool(c.PathStyle),
-		strconv.FormatBool(c.DisableSSL), string(c.AccessKeyID), string(c.SecretAccessKey), string(c.SessionToken)} {
+		strconv.FormatBool(c.DisableSSL), string(c.AccessKeyID), string(c.SecretAccessKey), string(c.SessionToken),
+		strconv.FormatBool(c.DefaultChain), c.CredentialsRefused} {
 		binary.LittleEndian.PutUint64(n[:], uint64(len(s)))
 		h.Write(n[:])
 		h.Write([]byte(s))
@@ -147,6 +164,10 @@ func (c *Config) fingerprint() [sha256.Size]byte {
 //	session token s3.session-token, then fs.s3a.session.token
 //	region        client.region, s3.region, then fs.s3a.endpoint.region, fs.s3a.region
 //	ssl           fs.s3a.connection.ssl.enabled (only for an endpoint without a scheme)
+//	providers     without both keys: client.credentials-provider, client.factory,
+//	              client.assume-role.arn and s3.remote-signing-enabled (Java classes or flows the
+//	              engine does not run: refused), fs.s3a.aws.credentials.provider (each listed class
+//	              must be one whose credentials the default chain finds, or S3A's anonymous one)
 //
 // Every fs.s3a.X key is also read as spark.hadoop.fs.s3a.X, which wins over the bare spelling
 // the way Spark's spark.hadoop.* settings override the Hadoop configuration files. Iceberg's keys
@@ -175,7 +196,7 @@ func ConfigFromProperties(props map[string]string) Config {
 		}
 		return b
 	}
-	return Config{
+	c := Config{
 		Endpoint:        get(append([]string{"s3.endpoint"}, s3a("endpoint")...)...),
 		Region:          get(append([]string{"client.region", "s3.region"}, s3a("endpoint.region", "region")...)...),
 		PathStyle:       flag(get(append([]string{"s3.path-style-access"}, s3a("path.style.access")...)...), false),
@@ -184,4 +205,63 @@ func ConfigFromProperties(props map[string]string) Config {
 		SecretAccessKey: Secret(get(append([]string{"s3.secret-access-key"}, s3a("secret.key")...)...)),
 		SessionToken:    Secret(get(append([]string{"s3.session-token"}, s3a("session.token")...)...)),
 	}
+	if !c.static() {
+		c.DefaultChain, c.CredentialsRefused = credentialProviders(get, s3a)
+	}
+	return c
+}
+
+// s3aChainProviders are the credential providers S3A may list whose credentials the AWS SDK's
+// default chain finds the same way (S3A's own default list is the first four; the static-key
+// ones find nothing here, since the keys are not both set).
+var s3aChainProviders = map[string]bool{
+	"org.apache.hadoop.fs.s3a.TemporaryAWSCredentialsProvider":                        true,
+	"org.apache.hadoop.fs.s3a.SimpleAWSCredentialsProvider":                           true,
+	"com.amazonaws.auth.EnvironmentVariableCredentialsProvider":                       true,
+	"org.apache.hadoop.fs.s3a.auth.IAMInstanceCredentialsProvider":                    true,
+	"software.amazon.awssdk.auth.credentials.EnvironmentVariableCredentialsProvider":  true,
+	"software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider":              true,
+	"com.amazonaws.auth.DefaultAWSCredentialsProviderChain":                           true,
+	"software.amazon.awssdk.auth.credentials.InstanceProfileCredentialsProvider":      true,
+	"com.amazonaws.auth.InstanceProfileCredentialsProvider":                           true,
+	"software.amazon.awssdk.auth.credentials.ContainerCredentialsProvider":            true,
+	"software.amazon.awssdk.auth.credentials.ProfileCredentialsProvider":              true,
+	"software.amazon.awssdk.auth.credentials.WebIdentityTokenFileCredentialsProvider": true,
+	"com.amazonaws.auth.WebIdentityTokenCredentialsProvider":                          true,
+}
+
+const s3aAnonymous = "org.apache.hadoop.fs.s3a.AnonymousAWSCredentialsProvider"
+
+// credentialProviders decides, for a Config without both keys, between the default chain,
+// anonymous access and a refusal (with its reason).
+func credentialProviders(get func(keys ...string) string, s3a func(names ...string) []string) (chain bool, refused string) {
+	for _, k := range []string{"client.credentials-provider", "client.factory", "client.assume-role.arn"} {
+		if get(k) != "" {
+			return false, "the catalog sets " + k + ", a credential source the native reader does not run"
+		}
+	}
+	if b, err := strconv.ParseBool(get("s3.remote-signing-enabled")); err == nil && b {
+		return false, "the catalog signs S3 requests remotely (s3.remote-signing-enabled)"
+	}
+	list := get(s3a("aws.credentials.provider")...)
+	if list == "" {
+		return true, ""
+	}
+	anonymous := false
+	for _, p := range strings.Split(list, ",") {
+		switch p = strings.TrimSpace(p); {
+		case p == "":
+		case p == s3aAnonymous:
+			anonymous = true
+		case !s3aChainProviders[p]:
+			return false, "fs.s3a.aws.credentials.provider lists " + p + ", a provider the native reader does not run"
+		}
+	}
+	if anonymous && strings.TrimSpace(strings.Split(list, ",")[0]) == s3aAnonymous {
+		return false, ""
+	}
+	if anonymous {
+		return false, "fs.s3a.aws.credentials.provider mixes anonymous access with other providers"
+	}
+	return true, ""
 }

@@ -16,12 +16,12 @@ func TestConfigFromProperties(t *testing.T) {
 		props map[string]string
 		want  Config
 	}{
-		{"empty", nil, Config{}},
+		{"empty: the default chain", nil, Config{DefaultChain: true}},
 		{"iceberg", map[string]string{
 			"s3.endpoint": "http://minio:9000", "s3.path-style-access": "true", "s3.access-key-id": "AK",
 			"s3.secret-access-key": "SK", "s3.session-token": "ST", "client.region": "eu-west-1",
 		}, Config{Endpoint: "http://minio:9000", PathStyle: true, Region: "eu-west-1", AccessKeyID: "AK", SecretAccessKey: "SK", SessionToken: "ST"}},
-		{"s3.region", map[string]string{"s3.region": "us-west-2", "fs.s3a.endpoint.region": "x"}, Config{Region: "us-west-2"}},
+		{"s3.region", map[string]string{"s3.region": "us-west-2", "fs.s3a.endpoint.region": "x"}, Config{Region: "us-west-2", DefaultChain: true}},
 		{"hadoop bare", map[string]string{
 			"fs.s3a.endpoint": "s3.local:9000", "fs.s3a.path.style.access": "TRUE", "fs.s3a.access.key": "AK",
 			"fs.s3a.secret.key": "SK", "fs.s3a.session.token": "ST", "fs.s3a.region": "ap-south-1",
@@ -31,15 +31,33 @@ func TestConfigFromProperties(t *testing.T) {
 			"spark.hadoop.fs.s3a.endpoint": "a", "fs.s3a.endpoint": "b",
 			"spark.hadoop.fs.s3a.access.key": "AK1", "fs.s3a.access.key": "AK2",
 			"fs.s3a.endpoint.region": "r1", "spark.hadoop.fs.s3a.region": "r2",
-		}, Config{Endpoint: "a", AccessKeyID: "AK1", Region: "r1"}},
+		}, Config{Endpoint: "a", AccessKeyID: "AK1", Region: "r1", DefaultChain: true}},
 		{"iceberg wins over hadoop", map[string]string{
 			"s3.endpoint": "ice", "spark.hadoop.fs.s3a.endpoint": "hadoop",
 			"s3.path-style-access": "false", "fs.s3a.path.style.access": "true",
 			"s3.secret-access-key": "SK1", "spark.hadoop.fs.s3a.secret.key": "SK2",
 			"client.region": "r1", "s3.region": "r2",
-		}, Config{Endpoint: "ice", SecretAccessKey: "SK1", Region: "r1"}},
-		{"blank values do not count", map[string]string{"s3.endpoint": " ", "fs.s3a.endpoint": " e "}, Config{Endpoint: "e"}},
-		{"bad booleans keep defaults", map[string]string{"s3.path-style-access": "yes please", "fs.s3a.connection.ssl.enabled": "maybe"}, Config{}},
+		}, Config{Endpoint: "ice", SecretAccessKey: "SK1", Region: "r1", DefaultChain: true}},
+		{"blank values do not count", map[string]string{"s3.endpoint": " ", "fs.s3a.endpoint": " e "}, Config{Endpoint: "e", DefaultChain: true}},
+		{"bad booleans keep defaults", map[string]string{"s3.path-style-access": "yes please", "fs.s3a.connection.ssl.enabled": "maybe"}, Config{DefaultChain: true}},
+		{"s3a default providers", map[string]string{"fs.s3a.aws.credentials.provider": " org.apache.hadoop.fs.s3a.TemporaryAWSCredentialsProvider,\n" +
+			"org.apache.hadoop.fs.s3a.SimpleAWSCredentialsProvider, com.amazonaws.auth.EnvironmentVariableCredentialsProvider," +
+			"org.apache.hadoop.fs.s3a.auth.IAMInstanceCredentialsProvider"}, Config{DefaultChain: true}},
+		{"s3a anonymous", map[string]string{"spark.hadoop.fs.s3a.aws.credentials.provider": "org.apache.hadoop.fs.s3a.AnonymousAWSCredentialsProvider"}, Config{}},
+		{"static keys win over providers", map[string]string{"fs.s3a.access.key": "AK", "fs.s3a.secret.key": "SK",
+			"fs.s3a.aws.credentials.provider": "com.example.Custom", "client.credentials-provider": "com.example.Custom"},
+			Config{AccessKeyID: "AK", SecretAccessKey: "SK"}},
+		{"s3a custom provider", map[string]string{"fs.s3a.aws.credentials.provider": "com.amazonaws.auth.EnvironmentVariableCredentialsProvider,com.example.Vault"},
+			Config{CredentialsRefused: "fs.s3a.aws.credentials.provider lists com.example.Vault, a provider the native reader does not run"}},
+		{"s3a anonymous after others", map[string]string{"fs.s3a.aws.credentials.provider": "com.amazonaws.auth.EnvironmentVariableCredentialsProvider," +
+			"org.apache.hadoop.fs.s3a.AnonymousAWSCredentialsProvider"},
+			Config{CredentialsRefused: "fs.s3a.aws.credentials.provider mixes anonymous access with other providers"}},
+		{"iceberg provider class", map[string]string{"client.credentials-provider": "com.example.Provider"},
+			Config{CredentialsRefused: "the catalog sets client.credentials-provider, a credential source the native reader does not run"}},
+		{"iceberg assume role", map[string]string{"client.assume-role.arn": "arn:aws:iam::1:role/r"},
+			Config{CredentialsRefused: "the catalog sets client.assume-role.arn, a credential source the native reader does not run"}},
+		{"iceberg remote signing", map[string]string{"s3.remote-signing-enabled": "true"},
+			Config{CredentialsRefused: "the catalog signs S3 requests remotely (s3.remote-signing-enabled)"}},
 	} {
 		if got := ConfigFromProperties(c.props); got != c.want {
 			t.Errorf("%s: got %+v, want %+v (secrets: %q %q %q)", c.name, got, c.want,
@@ -78,7 +96,7 @@ func TestConfigNeverPrintsCredentials(t *testing.T) {
 	}
 	fmt.Fprint(&out, cfg.String(), cfg.GoString(), cfg.SecretAccessKey.String(), cfg.SecretAccessKey.GoString())
 	// The client cache, dumped: its keys are HMACs.
-	clientFor(&cfg)
+	mustClient(&cfg)
 	clients.Lock()
 	fmt.Fprintf(&out, "%v %+v %#v", clients.m, clients.m, clients.m)
 	clients.Unlock()

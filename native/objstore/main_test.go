@@ -123,7 +123,7 @@ func startServer() (func(), error) {
 		os.RemoveAll(dir)
 	}
 	s3Endpoint = "http://" + addr
-	client := clientFor(testConfig())
+	client := mustClient(testConfig())
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
@@ -163,7 +163,7 @@ func testConfig() *Config {
 // put stores data under key in the test bucket and returns its s3:// location.
 func put(t testing.TB, key string, data []byte) string {
 	t.Helper()
-	_, err := clientFor(testConfig()).PutObject(context.Background(), &s3.PutObjectInput{
+	_, err := mustClient(testConfig()).PutObject(context.Background(), &s3.PutObjectInput{
 		Bucket: aws.String(testBucket), Key: aws.String(key), Body: bytes.NewReader(data),
 	})
 	if err != nil {
@@ -174,7 +174,7 @@ func put(t testing.TB, key string, data []byte) string {
 
 func deleteObject(t testing.TB, key string) {
 	t.Helper()
-	_, err := clientFor(testConfig()).DeleteObject(context.Background(), &s3.DeleteObjectInput{
+	_, err := mustClient(testConfig()).DeleteObject(context.Background(), &s3.DeleteObjectInput{
 		Bucket: aws.String(testBucket), Key: aws.String(key)})
 	if err != nil {
 		t.Fatalf("delete %s: %v", key, err)
@@ -220,3 +220,12 @@ func mustOpen(t testing.TB, loc string, cfg *Config) File {
 }
 
 func isNotExist(err error) bool { return errors.Is(err, os.ErrNotExist) }
+
+// mustClient is clientFor for Configs that have a client.
+func mustClient(cfg *Config) *s3.Client {
+	c, err := clientFor(cfg)
+	if err != nil {
+		panic(err)
+	}
+	return c
+}

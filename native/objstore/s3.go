@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/smithy-go"
 )
@@ -30,12 +31,15 @@ var clients struct {
 	m map[[32]byte]*s3.Client
 }
 
-func clientFor(cfg *Config) *s3.Client {
+func clientFor(cfg *Config) (*s3.Client, error) {
+	if cfg.CredentialsRefused != "" {
+		return nil, fmt.Errorf("S3 credentials: %s", cfg.CredentialsRefused)
+	}
 	key := cfg.fingerprint()
 	clients.Lock()
 	defer clients.Unlock()
 	if c := clients.m[key]; c != nil {
-		return c
+		return c, nil
 	}
 	region := cfg.Region
 	if region == "" {
@@ -51,10 +55,21 @@ func clientFor(cfg *Config) *s3.Client {
 		RequestChecksumCalculation: aws.RequestChecksumCalculationWhenRequired,
 		ResponseChecksumValidation: aws.ResponseChecksumValidationWhenRequired,
 	}
-	if !cfg.anonymous() {
+	switch {
+	case cfg.static():
 		creds := aws.Credentials{AccessKeyID: string(cfg.AccessKeyID), SecretAccessKey: string(cfg.SecretAccessKey),
 			SessionToken: string(cfg.SessionToken), Source: "objstore.Config"}
 		opts.Credentials = aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) { return creds, nil })
+	case cfg.DefaultChain:
+		// Only the chain's credential provider is taken (cached, refreshed before expiry): the
+		// region, endpoint and retry settings stay the Config's, as the Java readers' do.
+		// Loading reads the shared config files but resolves no credentials yet, so an executor
+		// without any fails at its first request, naming the file, like Iceberg's reader.
+		dc, err := awsconfig.LoadDefaultConfig(context.Background(), awsconfig.WithRegion(region))
+		if err != nil {
+			return nil, fmt.Errorf("S3 credentials from the AWS default chain: %w", err)
+		}
+		opts.Credentials = dc.Credentials
 	}
 	if ep := cfg.Endpoint; ep != "" {
 		if !strings.Contains(ep, "://") {
@@ -71,7 +86,7 @@ func clientFor(cfg *Config) *s3.Client {
 		clients.m = map[[32]byte]*s3.Client{}
 	}
 	clients.m[key] = c
-	return c
+	return c, nil
 }
 
 // s3File is an S3 object. Its tail stays pinned from Open on; other bytes come through readahead
@@ -93,7 +108,12 @@ type s3File struct {
 
 func openS3(ctx context.Context, loc, bucket, key string, cfg *Config) (File, error) {
 	fctx, cancel := context.WithCancel(ctx)
-	f := &s3File{client: clientFor(cfg), bucket: bucket, key: key, name: loc, ctx: fctx, cancel: cancel}
+	client, err := clientFor(cfg)
+	if err != nil {
+		cancel()
+		return nil, fmt.Errorf("s3 open %s: %w", loc, err)
+	}
+	f := &s3File{client: client, bucket: bucket, key: key, name: loc, ctx: fctx, cancel: cancel}
 	tail, err := f.openTail()
 	if err != nil {
 		cancel()

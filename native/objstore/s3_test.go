@@ -239,12 +239,15 @@ func TestS3MissingObject(t *testing.T) {
 
 func TestS3RefusedCredentials(t *testing.T) {
 	needS3(t)
+	isolateChain(t) // the chain finds nothing: anonymous
+	t.Setenv("AWS_ACCESS_KEY_ID", "NOSUCHKEY")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", testSecret+"-wrong")
 	loc := put(t, "creds/obj", randomBytes(100))
 	wrongSecret := testConfig()
 	wrongSecret.SecretAccessKey = Secret(testSecret + "-wrong")
 	wrongKey := testConfig()
 	wrongKey.AccessKeyID = "NOSUCHKEY"
-	for _, cfg := range []*Config{wrongSecret, wrongKey, {Endpoint: s3Endpoint, PathStyle: true}} {
+	for _, cfg := range []*Config{wrongSecret, wrongKey, {Endpoint: s3Endpoint, PathStyle: true}, chainConfig()} {
 		_, err := Open(context.Background(), loc, cfg)
 		if !errors.Is(err, fs.ErrPermission) || !strings.Contains(err.Error(), loc) {
 			t.Errorf("%v: Open = %v; want fs.ErrPermission naming the location", cfg, err)
@@ -286,11 +289,11 @@ func TestS3ClosedAndCancelled(t *testing.T) {
 // Equal Configs share a client; different secrets do not.
 func TestClientCache(t *testing.T) {
 	a, b := testConfig(), testConfig()
-	if clientFor(a) != clientFor(b) {
+	if mustClient(a) != mustClient(b) {
 		t.Error("equal configs got different clients")
 	}
 	b.SecretAccessKey += "x"
-	if clientFor(a) == clientFor(b) {
+	if mustClient(a) == mustClient(b) {
 		t.Error("different secrets share a client")
 	}
 }
@@ -337,4 +340,89 @@ func TestS3WillRead(t *testing.T) {
 	if r, got := s.requests.Load(), s.fetched.Load()-tailSize; r != 3 || got != 360_000 {
 		t.Errorf("a lone range: %d requests, %d bytes in all; want 3 and 360000", r, got)
 	}
+}
+
+// chainConfig reaches the test server with the AWS default chain's credentials.
+func chainConfig() *Config { return &Config{Endpoint: s3Endpoint, PathStyle: true, DefaultChain: true} }
+
+// isolateChain makes the default chain see only what the test sets: no credentials from the
+// environment, no shared files, no instance metadata service; and no cached client of an
+// earlier test (a client keeps the credentials its chain found).
+func isolateChain(t *testing.T) {
+	t.Helper()
+	dir := t.TempDir()
+	for _, k := range []string{"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE",
+		"AWS_DEFAULT_PROFILE", "AWS_WEB_IDENTITY_TOKEN_FILE", "AWS_ROLE_ARN", "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
+		"AWS_CONTAINER_CREDENTIALS_FULL_URI"} {
+		t.Setenv(k, "")
+		os.Unsetenv(k)
+	}
+	t.Setenv("AWS_CONFIG_FILE", filepath.Join(dir, "config"))
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(dir, "credentials"))
+	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
+	forget := func() {
+		key := chainConfig().fingerprint()
+		clients.Lock()
+		delete(clients.m, key)
+		clients.Unlock()
+	}
+	forget()
+	t.Cleanup(forget)
+}
+
+// Without keys in the Config, the AWS default chain authenticates: from the environment, or
+// from the shared credentials file; with neither, the request fails as unauthorised, naming the
+// object and never showing a secret.
+func TestS3DefaultCredentialChain(t *testing.T) {
+	needS3(t)
+	data := randomBytes(5000)
+	loc := put(t, "chain/obj", data)
+	read := func(t *testing.T) error {
+		f, err := Open(context.Background(), loc, chainConfig())
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		got := make([]byte, len(data))
+		if _, err := f.ReadAt(got, 0); err != nil {
+			return err
+		}
+		if !bytes.Equal(got, data) {
+			t.Fatal("read different bytes")
+		}
+		return nil
+	}
+	t.Run("environment", func(t *testing.T) {
+		isolateChain(t)
+		t.Setenv("AWS_ACCESS_KEY_ID", testKeyID)
+		t.Setenv("AWS_SECRET_ACCESS_KEY", testSecret)
+		if err := read(t); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Run("shared credentials file", func(t *testing.T) {
+		isolateChain(t)
+		creds := fmt.Sprintf("[default]\naws_access_key_id = %s\naws_secret_access_key = %s\n", testKeyID, testSecret)
+		if err := os.WriteFile(os.Getenv("AWS_SHARED_CREDENTIALS_FILE"), []byte(creds), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := read(t); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Run("nothing found", func(t *testing.T) {
+		isolateChain(t)
+		err := read(t)
+		if err == nil || !strings.Contains(err.Error(), loc) || strings.Contains(err.Error(), testSecret) {
+			t.Fatalf("Open without credentials = %v; want an error naming %s without the secret", err, loc)
+		}
+		t.Log(err)
+	})
+	t.Run("refused provider", func(t *testing.T) {
+		cfg := chainConfig()
+		cfg.DefaultChain, cfg.CredentialsRefused = false, "the catalog sets client.credentials-provider"
+		if _, err := Open(context.Background(), loc, cfg); err == nil || !strings.Contains(err.Error(), "client.credentials-provider") {
+			t.Fatalf("Open = %v; want the refusal", err)
+		}
+	})
 }

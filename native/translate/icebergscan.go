@@ -78,13 +78,10 @@ func buildIcebergScan(n *plan.Node, _ []exec.Operator, conf *plan.Conf) (exec.Op
 		switch s {
 		case "", "file":
 		case "s3", "s3a", "s3n":
-			// Iceberg Java would find credentials elsewhere too (the AWS default chain: environment,
-			// instance roles); the native reader uses static keys only, so without them the scan
-			// stays where it can authenticate.
-			if c := scan.Storage.Config; c.AccessKeyID == "" || c.SecretAccessKey == "" {
-				return nil, fmt.Errorf("Iceberg files on S3 without static credentials in the catalog's s3.* or " +
-					"fs.s3a.* properties are read by Iceberg Java (the native reader does not use the AWS " +
-					"default credential chain yet)")
+			// Without both keys the native reader takes the AWS default chain, as Iceberg's S3FileIO
+			// and S3A do; a provider that is a Java class keeps the scan where it can authenticate.
+			if why := scan.Storage.Config.CredentialsRefused; why != "" {
+				return nil, fmt.Errorf("Iceberg files on S3 are read by Iceberg Java: %s", why)
 			}
 		default:
 			return nil, fmt.Errorf("Iceberg files on %q storage are not read natively yet (local files and S3 are)", s)

@@ -38,13 +38,16 @@ func TestIcebergScanAcceptsAndRefusesWithReasons(t *testing.T) {
 	}
 	cases := map[string]func(scan, fields map[string]any){
 		"not supported natively (Iceberg tables only)": func(_, f map[string]any) { delete(f, "iceberg"); f["scanClass"] = "ParquetScan" },
-		"format v4":                  func(s, _ map[string]any) { s["formatVersion"] = 4 },
-		"ORC format":                 func(s, _ map[string]any) { s["dataFormats"] = []any{"PARQUET", "ORC"} },
-		"AVRO format":                func(s, _ map[string]any) { s["deleteFormats"] = []any{"AVRO"} },
-		"metadata table":             func(s, _ map[string]any) { s["otherTasks"] = 3 },
-		"encrypted":                  func(s, _ map[string]any) { s["encrypted"] = 1 },
-		"\"gs\" storage":             func(_, f map[string]any) { f["schemes"] = []any{"gs"} },
-		"without static credentials": func(_, f map[string]any) { f["schemes"] = []any{"s3"} },
+		"format v4":      func(s, _ map[string]any) { s["formatVersion"] = 4 },
+		"ORC format":     func(s, _ map[string]any) { s["dataFormats"] = []any{"PARQUET", "ORC"} },
+		"AVRO format":    func(s, _ map[string]any) { s["deleteFormats"] = []any{"AVRO"} },
+		"metadata table": func(s, _ map[string]any) { s["otherTasks"] = 3 },
+		"encrypted":      func(s, _ map[string]any) { s["encrypted"] = 1 },
+		"\"gs\" storage": func(_, f map[string]any) { f["schemes"] = []any{"gs"} },
+		"client.credentials-provider": func(_, f map[string]any) {
+			f["schemes"] = []any{"s3"}
+			f["iceberg"].(map[string]any)["storage"] = map[string]any{"client.credentials-provider": "com.example.Vault"}
+		},
 		"_partition (a struct)": func(s, _ map[string]any) {
 			s["columns"].([]any)[1] = map[string]any{"name": "_partition", "id": 2147483642, "icebergType": "struct<>"}
 		},
@@ -65,6 +68,9 @@ func TestIcebergScanAcceptsAndRefusesWithReasons(t *testing.T) {
 	}
 	if _, err := buildIcebergScan(icebergNode(t, withKeys), nil, conf); err != nil {
 		t.Errorf("S3 with static keys must be native: %v", err)
+	}
+	if _, err := buildIcebergScan(icebergNode(t, func(_, f map[string]any) { f["schemes"] = []any{"s3"} }), nil, conf); err != nil {
+		t.Errorf("S3 with the AWS default chain's credentials must be native: %v", err)
 	}
 	off := &plan.Conf{Settings: map[string]string{IcebergEnabledKey: "false"}}
 	if _, err := buildIcebergScan(icebergNode(t, nil), nil, off); err == nil || !strings.Contains(err.Error(), IcebergEnabledKey) {

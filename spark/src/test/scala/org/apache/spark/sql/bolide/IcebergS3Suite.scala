@@ -11,7 +11,9 @@ import org.junit.Assert._
  * The native Iceberg reader on S3: a real S3-compatible server (versitygw over a local directory,
  * scripts/s3-server.sh) started by the suite on loopback, an Iceberg catalog whose warehouse is a
  * bucket of it (a JDBC catalog on SQLite, Iceberg's S3FileIO with the catalog's s3.* properties: endpoint, path-style
- * access, static credentials, client.region). Tables are written with Bolide off; every query runs
+ * access, static credentials, client.region), and a second catalog without keys whose credentials come
+ * from the AWS default chain (the shared credentials file surefire points AWS_SHARED_CREDENTIALS_FILE
+ * at, written here for both Iceberg's Java SDK and the engine). Tables are written with Bolide off; every query runs
  * with Bolide off (Iceberg Java reading S3) and on, and must have been read by BolideIcebergScan.
  * The secret key must not appear in any plan, explain output or error.
  */
@@ -38,6 +40,12 @@ class IcebergS3Suite extends BolideSuiteBase {
 
   @Test def oneFileAtATime(): Unit = withConf("spark.bolide.scan.iceberg.dataFileConcurrencyLimit" -> "1") {
     checkNative(s"SELECT kind, count(*), sum(id) FROM ${table("mor")} GROUP BY kind", Seq(Scan))
+  }
+
+  @Test def credentialsFromTheDefaultChain(): Unit = {
+    checkNative(s"SELECT * FROM $ChainCatalog.db.chained", Seq(Scan))
+    checkNative(s"SELECT kind, count(*), sum(id) FROM $ChainCatalog.db.chained GROUP BY kind",
+      Seq(Scan, "BolideHashAggregate"))
   }
 
   @Test def secretsNeverShown(): Unit = {
@@ -70,6 +78,7 @@ class IcebergS3Suite extends BolideSuiteBase {
 
 object IcebergS3Suite {
   val Catalog = "bolide_s3"
+  val ChainCatalog = "bolide_s3chain"
   val Bucket = "bolide"
   val AccessKey = "bolidetest"
   val Secret: String = "s3cret-" + java.util.UUID.randomUUID().toString.replace("-", "")
@@ -84,6 +93,16 @@ object IcebergS3Suite {
 
   private var endpoint: String = _
   private var failure: Throwable = _
+
+  /** The file surefire's AWS_SHARED_CREDENTIALS_FILE names (see the pom): the chain catalog's keys. */
+  private def writeSharedCredentials(): Unit = {
+    val path = sys.env.getOrElse("AWS_SHARED_CREDENTIALS_FILE",
+      throw new IllegalStateException("AWS_SHARED_CREDENTIALS_FILE is not set (surefire sets it)"))
+    val f = new File(path)
+    f.getParentFile.mkdirs()
+    Files.write(f.toPath, s"[default]\naws_access_key_id = $AccessKey\naws_secret_access_key = $Secret\n"
+      .getBytes(StandardCharsets.UTF_8))
+  }
 
   private def script(args: String*): String = {
     val pb = new ProcessBuilder(("bash" +: "scripts/s3-server.sh" +: args): _*)
@@ -106,6 +125,8 @@ object IcebergS3Suite {
         org.apache.commons.io.FileUtils.deleteQuietly(server)
       }
       val c = s"spark.sql.catalog.$Catalog"
+      val chain = s"spark.sql.catalog.$ChainCatalog"
+      writeSharedCredentials()
       Seq(
         c -> "org.apache.iceberg.spark.SparkCatalog",
         // A JDBC catalog on SQLite (the tables' pointers), every file of the tables on S3.
@@ -118,7 +139,18 @@ object IcebergS3Suite {
         s"$c.s3.path-style-access" -> "true",
         s"$c.s3.access-key-id" -> AccessKey,
         s"$c.s3.secret-access-key" -> Secret,
-        s"$c.client.region" -> "us-east-1").foreach { case (k, v) => spark.conf.set(k, v) }
+        s"$c.client.region" -> "us-east-1",
+        // No keys: Iceberg's DefaultCredentialsProvider and the engine's default chain both find
+        // them in the shared credentials file.
+        chain -> "org.apache.iceberg.spark.SparkCatalog",
+        s"$chain.type" -> "jdbc",
+        s"$chain.uri" -> s"jdbc:sqlite:${new File(server, "chain-catalog.db").getAbsolutePath}",
+        s"$chain.jdbc.schema-version" -> "V1",
+        s"$chain.warehouse" -> s"s3://$Bucket/chain",
+        s"$chain.io-impl" -> "org.apache.iceberg.aws.s3.S3FileIO",
+        s"$chain.s3.endpoint" -> endpoint,
+        s"$chain.s3.path-style-access" -> "true",
+        s"$chain.client.region" -> "us-east-1").foreach { case (k, v) => spark.conf.set(k, v) }
       spark.conf.set("spark.bolide.enabled", "false")
       try {
         spark.sql(s"CREATE NAMESPACE IF NOT EXISTS $Catalog.db")
@@ -135,6 +167,11 @@ object IcebergS3Suite {
         spark.sql(s"DELETE FROM ${table("mor")} WHERE id % 10 = 3")
         create("dv", "'format-version'='3', 'write.delete.mode'='merge-on-read'")
         spark.sql(s"DELETE FROM ${table("dv")} WHERE id % 10 = 3")
+        spark.sql(s"CREATE NAMESPACE IF NOT EXISTS $ChainCatalog.db")
+        spark.sql(s"DROP TABLE IF EXISTS $ChainCatalog.db.chained")
+        spark.sql(s"CREATE TABLE $ChainCatalog.db.chained USING iceberg " +
+          s"TBLPROPERTIES ('format-version'='2', 'write.delete.mode'='merge-on-read') AS SELECT * FROM ${table("plain")}")
+        spark.sql(s"DELETE FROM $ChainCatalog.db.chained WHERE id % 7 = 1")
       } finally spark.conf.unset("spark.bolide.enabled")
     } catch {
       case t: Throwable => failure = t; throw t
