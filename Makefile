@@ -44,6 +44,8 @@ lint:
 test-go: lint
 	@if [ "$${BOLIDE_SKIP_S3:-}" != 1 ]; then bash scripts/s3-server.sh install >/dev/null; fi
 	cd native && go test -race -count=1 ./...
+	@# The matrix tests run a rotating part of their cells under -race (memtest.Race): all of them here.
+	cd native && go test -count=1 -run '^(TestJoinAgainstReference|TestSpillGivesTheSameGroups)$$' ./ops/join ./ops/aggregate
 	bash scripts/parquet-corpus.sh
 
 # TpchSuite and TpcdsTablesSuite read TPC-H and TPC-DS SF 0.01, ClusterSuite runs executors from

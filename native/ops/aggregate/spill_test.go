@@ -11,6 +11,7 @@ import (
 	"github.com/bolide-dev/bolide/native/columnar"
 	"github.com/bolide-dev/bolide/native/exec"
 	memalloc "github.com/bolide-dev/bolide/native/memory"
+	"github.com/bolide-dev/bolide/native/memory/memtest"
 	"github.com/bolide-dev/bolide/native/plan"
 	"github.com/bolide-dev/bolide/native/sparktype"
 )
@@ -143,17 +144,24 @@ func TestSpillGivesTheSameGroups(t *testing.T) {
 			t.Errorf("no spilled partition was partitioned again (deepest %d)", deepestSpill)
 		}
 	}()
-	for _, tc := range []struct {
+	for i, tc := range []struct {
 		name string
 		keys []int
 	}{{"string key", []int{0}}, {"int key", []int{1}}, {"composite key", []int{1, 4}},
 		{"packed string key", []int{5}}, {"packed string and int key", []int{5, 1}},
 		{"composite bytes key", []int{0, 1}}} {
+		if memtest.Race && i%2 == 1 { // one key layout of each kind (memtest.Race)
+			continue
+		}
 		t.Run(tc.name, func(t *testing.T) {
 			plans := buildPlans(t, e2eIn, tc.keys, e2eAggs)
 			batches := toBatches(rows, 700)
 			defer release(batches)
-			for _, limit := range []int64{384 << 10, 2 << 20} {
+			limits := []int64{384 << 10, 2 << 20}
+			if memtest.Race { // the deeper spills only (memtest.Race)
+				limits = limits[:1]
+			}
+			for _, limit := range limits {
 				want, _, err := spillRun(t, plans.complete, in, batches, 0, t.TempDir())
 				if err != nil {
 					t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"github.com/bolide-dev/bolide/native/exec"
 	"github.com/bolide-dev/bolide/native/expr"
 	bmemory "github.com/bolide-dev/bolide/native/memory"
+	"github.com/bolide-dev/bolide/native/memory/memtest"
 	"github.com/bolide-dev/bolide/native/plan"
 	"github.com/bolide-dev/bolide/native/sparktype"
 )
@@ -281,9 +282,15 @@ func TestJoinAgainstReference(t *testing.T) {
 		{"timestamp_ntz", "decimal(38,0)"},
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
+	cell := 0
 	for _, keys := range keySets {
 		for _, sh := range joinShapes {
 			for _, cond := range []bool{false, true} {
+				// Under the race detector a rotating third of the cells: every key set, shape
+				// and condition still appears (memtest.Race).
+				if cell++; memtest.Race && cell%3 != 0 {
+					continue
+				}
 				c := joinCase{keyTypes: keys, typ: sh.typ, build: sh.build, cond: cond, normalize: true}
 				types := c.sideTypes(t)
 				left := coltest.GenRows(rng, types, 150+rng.IntN(100), 0.1, genValue)
