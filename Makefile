@@ -105,8 +105,10 @@ clean:
 # vectors; bench/iceberg-queries). One JVM per engine
 # (bench/'s driver), queries alternating between engines, answers checked against Spark's. Writes
 # bench/results/<timestamp>/{results.csv,summary.md,chart.png}. TPCH_DATA=dir skips the data script,
-# TPCH_QUERIES=dir replaces tpch/queries.
+# TPCH_QUERIES=dir replaces tpch/queries. OFFHEAP=256m gives every engine (vanilla Spark included)
+# that off-heap pool instead of 4g; summary.md's Spill section reports the bytes each engine spilled.
 SF ?= 1
+OFFHEAP ?= 4g
 FORMAT ?= parquet
 ENGINES ?= spark,bolide,comet
 ITER ?= 3
@@ -123,7 +125,7 @@ bench-iceberg:
 bench-tpch: $(JAR) bench-prep
 	DATA="$${TPCH_DATA:-$$(bash scripts/tpch-data.sh $(SF) | tail -1)}" && \
 	{ [ -d "$$DATA/lineitem" ] || { echo "no TPC-H data in '$$DATA'" >&2; exit 1; }; } && \
-	$(BENCH_PY) scripts/bench-tpch.py --sf $(SF) --engines $(ENGINES) --iter $(ITER) --queries-list "$(QUERIES)" \
+	$(BENCH_PY) scripts/bench-tpch.py --sf $(SF) --engines $(ENGINES) --iter $(ITER) --queries-list "$(QUERIES)" --offheap $(OFFHEAP) \
 	  --data "$$DATA" --queries "$${TPCH_QUERIES:-tpch/queries}" --classpath build/bench/classpath.txt \
 	  --bolide-jar $(JAR) --comet-jar $(COMET_JAR) --comet-version $(COMET_VERSION) \
 	  --format $(FORMAT) --out bench/results/$$(date +%Y%m%d-%H%M%S)

@@ -186,7 +186,8 @@ class Engine:
         return {"seconds": float(kv["seconds"]), "rows": int(kv["rows"]), "hash": kv["hash"],
                 "ordered": kv.get("ordered") == "true", "fallbacks": kv.get("fallbacks", ""),
                 "operators": kv.get("operators", ""), "shuffle_bytes": int(kv.get("shuffleBytes", "0") or 0),
-                "task_s": int(kv.get("taskMs", "0") or 0) / 1e3, "task_cpu_s": int(kv.get("taskCpuMs", "0") or 0) / 1e3}
+                "task_s": int(kv.get("taskMs", "0") or 0) / 1e3, "task_cpu_s": int(kv.get("taskCpuMs", "0") or 0) / 1e3,
+                "mem_spilled": int(kv.get("memSpilled", "0") or 0), "disk_spilled": int(kv.get("diskSpilled", "0") or 0)}
 
     def stop(self, kill=False):
         if self.proc is None:
@@ -464,13 +465,44 @@ def write_task_csv(args, queries, names, runs):
     """Per run: the sum of the query's task run times and task-thread CPU (summary.md's task table)."""
     with open(os.path.join(args.out, "task-times.csv"), "w", newline="") as f:
         w = csv.writer(f, lineterminator="\n")
-        w.writerow(["query", "engine", "iteration", "task_seconds", "task_cpu_seconds"])
+        w.writerow(["query", "engine", "iteration", "task_seconds", "task_cpu_seconds",
+                    "memory_bytes_spilled", "disk_bytes_spilled"])
         for q in queries:
             for n in names:
                 for i in range(1, args.iter + 1):
                     r = runs[(q, n, str(i))]
                     if "task_s" in r:
-                        w.writerow([q, n, i, f"{r['task_s']:.3f}", f"{r['task_cpu_s']:.3f}"])
+                        w.writerow([q, n, i, f"{r['task_s']:.3f}", f"{r['task_cpu_s']:.3f}",
+                                    r.get("mem_spilled", 0), r.get("disk_spilled", 0)])
+
+
+def spill_section(args, queries, names, runs):
+    """Bytes spilled per query and engine (Spark's task metrics: diskBytesSpilled is what the spill
+    files took, memoryBytesSpilled the same data's size in memory), median over the timed
+    iterations: what a small off-heap pool (--offheap, make bench OFFHEAP=) costs each engine."""
+    def med(q, n, key):
+        rs = [runs[(q, n, str(i))] for i in range(1, args.iter + 1)]
+        vals = [r[key] for r in rs if key in r and "error" not in r]
+        return statistics.median(vals) if vals else None
+    out = ["## Spill", ""]
+    spilled = {(q, n): (med(q, n, "disk_spilled"), med(q, n, "mem_spilled")) for q in queries for n in names}
+    if not any(d or m for d, m in spilled.values()):
+        return out + [f"Nothing spilled (off-heap pool {args.offheap}, heap {args.heap}).", ""]
+    out += [f"Bytes spilled by each query's tasks (Spark's diskBytesSpilled / memoryBytesSpilled task metrics, "
+            f"MB, median over the timed iterations), off-heap pool {args.offheap}, heap {args.heap}.", "",
+            "| query | " + " | ".join(f"{n} disk MB | {n} memory MB" for n in names) + " |",
+            "|---" * (1 + 2 * len(names)) + "|"]
+    totals = {n: [0, 0] for n in names}
+    for q in queries:
+        cells = []
+        for n in names:
+            d, m = spilled[(q, n)]
+            totals[n][0] += d or 0
+            totals[n][1] += m or 0
+            cells += [fmt(d / 1e6) if d is not None else "", fmt(m / 1e6) if m is not None else ""]
+        out.append(f"| {q} | " + " | ".join(cells) + " |")
+    out.append("| **total** | " + " | ".join(f"{fmt(totals[n][0] / 1e6)} | {fmt(totals[n][1] / 1e6)}" for n in names) + " |")
+    return out + [""]
 
 
 def write_shuffle_csv(args, queries, names, runs):
@@ -591,6 +623,7 @@ def write_summary(args, queries, names, engines, runs, started):
     lines += ["Totals per engine over its own correct queries: " + "; ".join(own) + ".", ""]
 
     lines += task_time_section(args, queries, names, runs)
+    lines += spill_section(args, queries, names, runs)
 
     lines += ["## Peak RSS (VmHWM of each engine's JVM over the whole run)", "",
               "| engine | peak RSS (MiB) | JVM starts |", "|---|---|---|"]

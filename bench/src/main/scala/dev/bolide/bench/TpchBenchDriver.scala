@@ -194,6 +194,8 @@ object TpchBenchDriver {
     shuffleBytes.set(0)
     taskRunMs.set(0)
     taskCpuNs.set(0)
+    memSpilled.set(0)
+    diskSpilled.set(0)
     val t0 = System.nanoTime()
     var answerDf: DataFrame = null
     var rows: Array[Row] = null
@@ -233,7 +235,8 @@ object TpchBenchDriver {
     val fb = if (prefix.isEmpty) "" else fallbacks.toString
     s"@@RESULT query=$query tag=$tag seconds=${"%.6f".format(seconds)} rows=${rows.length} hash=$hash " +
       s"ordered=$ordered fallbacks=$fb operators=$operators shuffleBytes=${shuffleBytes.get()} " +
-      s"taskMs=${taskRunMs.get()} taskCpuMs=${taskCpuNs.get() / 1000000}"
+      s"taskMs=${taskRunMs.get()} taskCpuMs=${taskCpuNs.get() / 1000000} " +
+      s"memSpilled=${memSpilled.get()} diskSpilled=${diskSpilled.get()}"
   }
 
   /** Shuffle bytes written by the tasks of the query running (all its statements). */
@@ -245,6 +248,9 @@ object TpchBenchDriver {
    */
   private val taskRunMs = new AtomicLong()
   private val taskCpuNs = new AtomicLong()
+  /** Bytes the query's tasks spilled (memoryBytesSpilled: in memory before; diskBytesSpilled: written). */
+  private val memSpilled = new AtomicLong()
+  private val diskSpilled = new AtomicLong()
 
   def countShuffleBytes(spark: SparkSession): Unit =
     spark.sparkContext.addSparkListener(new SparkListener {
@@ -253,6 +259,8 @@ object TpchBenchDriver {
           shuffleBytes.addAndGet(e.taskMetrics.shuffleWriteMetrics.bytesWritten)
           taskRunMs.addAndGet(e.taskMetrics.executorRunTime)
           taskCpuNs.addAndGet(e.taskMetrics.executorCpuTime)
+          memSpilled.addAndGet(e.taskMetrics.memoryBytesSpilled)
+          diskSpilled.addAndGet(e.taskMetrics.diskBytesSpilled)
         }
     })
 
