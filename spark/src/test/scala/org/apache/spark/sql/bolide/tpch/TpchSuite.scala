@@ -13,7 +13,7 @@ import org.junit.Assert._
 
 import org.apache.spark.scheduler.{SparkListener, SparkListenerEvent}
 import org.apache.spark.sql.{Row, SparkSession}
-import org.apache.spark.sql.bolide.{BolideSuiteBase, GeneratedData}
+import org.apache.spark.sql.bolide.{BolideSuiteBase, GeneratedData, TestViews}
 import org.apache.spark.sql.execution.SparkPlanInfo
 import org.apache.spark.sql.execution.ui.SparkListenerSQLAdaptiveExecutionUpdate
 
@@ -188,7 +188,8 @@ object TpchSuite {
    */
   def ensureTables(spark: SparkSession, format: String): Unit = synchronized {
     if (!listening) { spark.sparkContext.addSparkListener(StageListener); listening = true }
-    if (registered == format) return
+    if (registered == format && TestViews.owner == "tpch") return
+    TestViews.owner = "tpch"
     format match {
       case "parquet" =>
         Tables.foreach(t => spark.read.parquet(new File(dataDir, t).getPath).createOrReplaceTempView(t))
