@@ -60,7 +60,8 @@ test-jvm: $(NATIVE_LIB) data/tpch/sf0.01/_COMPLETE data/tpcds/sf0.01/_COMPLETE d
 ICEBERG_LATEST := 1.12.0
 test-iceberg-latest: $(NATIVE_LIB) data/tpch/sf0.01/_COMPLETE
 	mvn -B -ntp -f spark/pom.xml test -Diceberg.version=$(ICEBERG_LATEST) -Dbolide.build.dir=$(CURDIR)/spark/target/iceberg-$(ICEBERG_LATEST) \
-	  -Dtest='IcebergScanSuite,TpchIcebergSuite,SparkChildrenSuite' -Dsurefire.failIfNoSpecifiedTests=false
+	  -Dtest='IcebergScanSuite,TpchIcebergSuite,SparkChildrenSuite' -Dsurefire.failIfNoSpecifiedTests=false \
+	  -Dbolide.ownSession.skip=true
 
 data/spark/spark-%/_COMPLETE:
 	bash scripts/spark-dist.sh
