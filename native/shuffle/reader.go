@@ -66,6 +66,11 @@ func (r *reader) Next() (*columnar.Batch, error) {
 		return nil, fmt.Errorf("shuffle reader read before Open")
 	}
 	for !r.done {
+		// Out of memory with rows in hand: hand them over now, so that the consumer reaches its
+		// safe point and spills, rather than failing the read before the next block.
+		if r.pendN > 0 && r.ctx.Alloc.OutOfMemory() && !r.ctx.Alloc.TrimToFit() {
+			return r.flush()
+		}
 		b, err := r.nextBlock()
 		if err != nil {
 			return nil, err

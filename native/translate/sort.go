@@ -12,7 +12,8 @@ func init() {
 	Register(Rule{SparkClass: "SortExec", Name: "BolideSort", ConfKey: "sort",
 		Doc: "global and per-partition sorts (a global sort's range shuffle is BolideShuffleExchange); keys of " +
 			"any native type except collated strings, Spark's ordering (NaN last, -0.0 = 0.0, bytewise " +
-			"strings), ties in input order. Holds the partition in memory (no spilling yet).",
+			"strings), ties in input order. Spills sorted runs to disk when the task runs out of memory, " +
+			"and merges them (docs/tuning.md).",
 		Build: buildSort})
 	Register(Rule{SparkClass: "TakeOrderedAndProjectExec", Name: "BolideTakeOrderedAndProject",
 		ConfKey: "takeOrderedAndProject",

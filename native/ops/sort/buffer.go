@@ -26,6 +26,8 @@ type buffer struct {
 	batches []*columnar.Batch
 	starts  []int // starts[i] is the row number of batches[i]'s first row
 	rows    int
+	// dataBytes is the C memory of the copies (their Arrow buffers).
+	dataBytes int64
 
 	sorter    sorter
 	ents, tmp []entry
@@ -105,6 +107,9 @@ func (b *buffer) keep(in *columnar.Batch, sel []int32) error {
 		}
 	}
 	b.batches = append(b.batches, columnar.NewBatch(cols, len(sel)))
+	for _, c := range cols {
+		b.dataBytes += arrayBytes(c.Data())
+	}
 	b.starts = append(b.starts, b.rows)
 	b.rows += len(sel)
 	return nil
@@ -119,6 +124,15 @@ func (b *buffer) sorted() ([]entry, error) {
 		if err := b.account(int64(n) * 2 * entrySize); err != nil {
 			return nil, err
 		}
+	}
+	return b.sortRows(), nil
+}
+
+// sortRows is sorted without the reservation: spilling sorts the rows it writes while the task is
+// over its memory (the entries go when the rows do).
+func (b *buffer) sortRows() []entry {
+	n := b.rows
+	if cap(b.ents) < n {
 		b.ents, b.tmp = make([]entry, n), make([]entry, n)
 	}
 	ents, tmp := b.ents[:n], b.tmp[:n]
@@ -130,7 +144,7 @@ func (b *buffer) sorted() ([]entry, error) {
 	}
 	b.sorter.prepare(b.keys, b.orders)
 	b.sorter.sortRange(ents, tmp, 0, 0)
-	return ents, nil
+	return ents
 }
 
 // gather builds a batch of the given sorted rows.
@@ -156,14 +170,23 @@ func (b *buffer) account(extra int64) error {
 	if a == nil {
 		return nil
 	}
-	size := b.memSize() + extra
-	a.Account(size - b.accounted)
-	b.accounted = size
-	// A safe point for the operators below: those that can spill do so.
+	b.note(extra)
+	// A safe point for the task's operators (this sort included, while it reads its input): those
+	// that can spill do so.
 	if err := b.ctx.RelieveMemory(); err != nil {
 		return err
 	}
 	return a.Err()
+}
+
+// note reports the buffer's Go heap (plus extra bytes) to the task's memory account, without a
+// safe point (spilling calls it).
+func (b *buffer) note(extra int64) {
+	if a := b.ctx.Alloc; a != nil {
+		size := b.memSize() + extra
+		a.Account(size - b.accounted)
+		b.accounted = size
+	}
 }
 
 // releaseRows frees the buffered copies and key values (the sort's scratch stays).
@@ -171,7 +194,7 @@ func (b *buffer) releaseRows() {
 	for _, bt := range b.batches {
 		bt.Release()
 	}
-	b.batches, b.starts, b.rows = nil, nil, 0
+	b.batches, b.starts, b.rows, b.dataBytes = nil, nil, 0, 0
 	for i, o := range b.orders {
 		b.keys[i], _ = newKeyStore(o.Expr.Type())
 	}
@@ -185,4 +208,18 @@ func (b *buffer) release() {
 		b.ctx.Alloc.Account(-b.accounted)
 	}
 	b.accounted = 0
+}
+
+// arrayBytes is the size of an array's buffers, children included.
+func arrayBytes(d arrow.ArrayData) int64 {
+	var n int64
+	for _, b := range d.Buffers() {
+		if b != nil {
+			n += int64(b.Len())
+		}
+	}
+	for _, c := range d.Children() {
+		n += arrayBytes(c)
+	}
+	return n
 }

@@ -252,33 +252,32 @@ func repeated(t testing.TB, rng *rand.Rand, types []sparktype.Type, rows [][]any
 	return src, whole.Release
 }
 
-// A sort whose memory Spark refuses fails with the allocator's message, and frees everything.
+// A sort that Spark grants nothing spills every batch, then cannot merge: it fails with the
+// allocator's message and frees everything (memory, reservation, spill files).
 func TestSortFailsCleanlyWhenMemoryIsRefused(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 14))
 	names := []string{"string", "long"}
 	types, rows := genRows(t, rng, names, 5000, 0)
-	for _, limit := range []int64{0, bmemory.DefaultChunk} {
-		src, release := repeated(t, rng, types, rows, 200) // 1M rows through an 8 MiB reservation
-		op, err := NewSort(src, ordersFor(t, append(names, "long"), []refKey{{col: 0, kind: sparktype.String}}))
-		if err != nil {
-			t.Fatal(err)
-		}
-		r := &coltest.Reserver{Limit: limit}
-		ctx := &exec.TaskContext{Alloc: bmemory.NewTaskAllocator(r), Conf: &plan.Conf{BatchSize: 1000}}
-		_, err = drain(t, op, ctx)
-		release()
-		var oom *bmemory.ErrOutOfMemory
-		if !errors.As(err, &oom) || !strings.Contains(err.Error(), "spark.memory.offHeap.size") {
-			t.Errorf("limit %d: want the allocator's out-of-memory error, got %v", limit, err)
-		}
-		if src.Pos == len(src.Batches) {
-			t.Errorf("limit %d: the sort read its whole input before failing", limit)
-		}
-		ctx.Alloc.ReleaseAll()
-		if r.Reserved != 0 {
-			t.Errorf("limit %d: %d bytes still reserved", limit, r.Reserved)
-		}
+	src, release := repeated(t, rng, types, rows, 20)
+	defer release()
+	op, err := NewSort(src, ordersFor(t, append(names, "long"), []refKey{{col: 0, kind: sparktype.String}}))
+	if err != nil {
+		t.Fatal(err)
 	}
+	r := &coltest.Reserver{Limit: 0}
+	dir := t.TempDir()
+	ctx := &exec.TaskContext{Alloc: bmemory.NewTaskAllocator(r), Conf: &plan.Conf{BatchSize: 1000},
+		Spill: bmemory.NewSpillFiles([]string{dir})}
+	_, err = drain(t, op, ctx)
+	var oom *bmemory.ErrOutOfMemory
+	if !errors.As(err, &oom) || !strings.Contains(err.Error(), "spark.memory.offHeap.size") {
+		t.Errorf("want the allocator's out-of-memory error, got %v", err)
+	}
+	ctx.Alloc.ReleaseAll()
+	if r.Reserved != 0 {
+		t.Errorf("%d bytes still reserved", r.Reserved)
+	}
+	checkNoSpillFiles(t, ctx, dir)
 }
 
 func TestDecodeOrders(t *testing.T) {

@@ -135,6 +135,62 @@ class SpillSuite {
     assertTrue(s"BolideShuffleExchange spill size $writerSpill", writerSpill > 0)
     assertTrue(spilled.toString, spilled.mem.get > 0 && spilled.disk.get > 0)
   }
+
+  /**
+   * An ORDER BY of 5M rows: each task sorts 2.5M rows (about 100 MB) through its half of the
+   * pool, so the native sort writes sorted runs and merges them. The digest follows the order:
+   * a polynomial hash over the rows in output order, per partition, combined in partition order,
+   * so it does not depend on where the range partitioning cut. The keys (k, v) are unique: the
+   * order is total, ties cannot differ.
+   */
+  @Test def orderByOfFiveMillionRowsSpills(): Unit = {
+    def q(): DataFrame = spark.range(0, rows, 1, 2)
+      .selectExpr("xxhash64(id) % 1000003 as k", "id as v", "concat('row-', cast(id * 7 as string)) as s",
+        "cast(id % 1000 as double) / 8 as x")
+      .orderBy("k", "v")
+    // Arithmetic modulo 2^64 (Long wraps): H(r1..rn) = sum of x(ri) * B^(n-i), B odd.
+    val B = 1000003L
+    def pow(b: Long, n: Long): Long = if (n == 0) 1L else {
+      val h = pow(b, n / 2)
+      if (n % 2 == 0) h * h else h * h * b
+    }
+    def orderedDigest(df: DataFrame): (Long, Long) = {
+      // queryExecution.toRdd runs df's own plan (df.rdd would plan it again), so that plan's
+      // metrics are the ones the run set.
+      val parts = df.queryExecution.toRdd.mapPartitionsWithIndex { (i, it) =>
+        var h, n = 0L
+        it.foreach { r =>
+          val x = ((r.getLong(0) * 31 + r.getLong(1)) * 31 + r.getUTF8String(2).hashCode) * 31 +
+            java.lang.Double.doubleToLongBits(r.getDouble(3))
+          h = h * B + x
+          n += 1
+        }
+        Iterator((i, n, h))
+      }.collect().sortBy(_._1)
+      // H(a ++ b) = H(a) * B^|b| + H(b)
+      parts.foldLeft((0L, 0L)) { case ((count, h), (_, n, ph)) => (count + n, h * pow(B, n) + ph) }
+    }
+    spark.conf.set("spark.bolide.enabled", "false")
+    val t0 = System.nanoTime()
+    val expected = orderedDigest(q())
+    val t1 = System.nanoTime()
+    spark.conf.set("spark.bolide.enabled", "true")
+    val d = q()
+    val spilled = new Spilled
+    val actual = try spilled.run(orderedDigest(d)) catch {
+      case e: Exception => throw new AssertionError(s"Bolide failed on\n${d.queryExecution.executedPlan}", e)
+    }
+    val t2 = System.nanoTime()
+    val plan = d.queryExecution.executedPlan
+    val sortSpill = metric(plan, "BolideSort", "spillSize")
+    System.err.println(f"SpillSuite order by of $rows rows: Spark ${(t1 - t0) / 1e9}%.1f s, " +
+      f"Bolide ${(t2 - t1) / 1e9}%.1f s, $spilled, sort spill size $sortSpill")
+    assertEquals(rows, expected._1)
+    assertEquals(expected, actual)
+    assertTrue(s"no BolideSort in\n$plan", nodes(plan).exists(_.nodeName == "BolideSort"))
+    assertTrue(s"BolideSort spill size $sortSpill in\n$plan", sortSpill > 0)
+    assertTrue(spilled.toString, spilled.mem.get > 0 && spilled.disk.get > 0)
+  }
 }
 
 object SpillSuite {
