@@ -148,7 +148,7 @@ bench-scan: $(JAR) bench-prep
 
 # An executor's peak RSS against its budget (heap + off-heap pool), Bolide on and off: one JVM per
 # engine and pool size over TPC-H queries that use memory (scripts/measure-rss.sh, docs/tuning.md
-# "Sizing an executor"): `make bench-memory [SF=1] [HEAP=2g] [POOLS=512m,2g] [MEM_QUERIES=q1,q9,q18,q21]`.
+# "Sizing an executor"): `make bench-memory [SF=1] [HEAP=2g] [POOLS=512m,2g] [MEM_QUERIES=q1,q9,q18,q21,groupby-highcard]`.
 # Writes bench/results/memory-<timestamp>/summary.md.
 bench-memory: ENGINES = spark,bolide
 bench-memory: $(JAR) bench-prep

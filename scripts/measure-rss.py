@@ -187,8 +187,9 @@ def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--sf", default="1")
     p.add_argument("--data", required=True)
-    p.add_argument("--queries", default=os.path.join(ROOT, "tpch", "queries"))
-    p.add_argument("--queries-list", default="q1,q9,q18,q21")
+    p.add_argument("--queries", default=os.path.join(ROOT, "tpch", "queries"), help="TPC-H query directory")
+    p.add_argument("--queries-list", default="q1,q9,q18,q21,groupby-highcard",
+                   help="TPC-H queries (tpch/queries) or bench/memory-queries, run in this order")
     p.add_argument("--engines", default="spark,bolide")
     p.add_argument("--pools", default="512m,2g", help="off-heap pool sizes (spark.memory.offHeap.size)")
     p.add_argument("--heap", default="2g")
@@ -203,6 +204,14 @@ def main():
     p.add_argument("--command", default="", help="the command line to record in summary.md")
     args = p.parse_args()
     args.queries_list = [q for q in args.queries_list.split(",") if q]
+    # One query directory for the driver: the TPC-H queries plus bench/memory-queries.
+    qdir = os.path.join(args.out, "queries")
+    os.makedirs(qdir, exist_ok=True)
+    for d in (args.queries, os.path.join(ROOT, "bench", "memory-queries")):
+        for name in os.listdir(d):
+            if name.endswith(".sql") and not os.path.exists(os.path.join(qdir, name)):
+                os.symlink(os.path.abspath(os.path.join(d, name)), os.path.join(qdir, name))
+    args.queries = qdir
     os.makedirs(os.path.join(args.out, "logs"), exist_ok=True)
     heap_mib = size_bytes(args.heap) // MIB
 
@@ -225,7 +234,7 @@ def main():
     L = []
     L.append(f"# Executor memory: peak RSS against heap + off-heap pool ({datetime.date.today()})\n")
     L.append(f"- Command: `{args.command or ' '.join(shlex.quote(a) for a in sys.argv)}`")
-    L.append(f"- TPC-H SF {args.sf} Parquet, queries {', '.join(args.queries_list)} once each in one JVM per row, "
+    L.append(f"- TPC-H SF {args.sf} Parquet, queries {', '.join(args.queries_list)} (tpch/queries, bench/memory-queries) once each in one JVM per row, "
              f"in that order; local[{args.cores}], {args.shuffle_partitions} shuffle partitions")
     L.append(f"- Heap -Xms{args.heap} -Xmx{args.heap} -XX:+AlwaysPreTouch (resident at its full size); "
              f"spark.memory.offHeap.enabled=true; Bolide with its shuffle manager (README)")

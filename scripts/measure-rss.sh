@@ -6,7 +6,8 @@
 #   SF=1                     TPC-H scale factor (data made once by scripts/tpch-data.sh)
 #   HEAP=2g                  -Xms = -Xmx of every JVM (pre-touched)
 #   POOLS=512m,2g            spark.memory.offHeap.size, one JVM per size and engine
-#   MEM_QUERIES=q1,q9,q18,q21  TPC-H queries run once each, in order, in every JVM
+#   MEM_QUERIES=q1,q9,q18,q21,groupby-highcard  queries (tpch/queries, bench/memory-queries) run
+#                            once each, in order, in every JVM
 #   ENGINES=spark,bolide     spark: vanilla Spark (Bolide off); bolide: the plugin on
 #   CORES=2                  local[CORES]
 #
@@ -16,7 +17,7 @@ cd "$(dirname "$0")/.."
 SF=${SF:-1}
 HEAP=${HEAP:-2g}
 POOLS=${POOLS:-512m,2g}
-MEM_QUERIES=${MEM_QUERIES:-q1,q9,q18,q21}
+MEM_QUERIES=${MEM_QUERIES:-q1,q9,q18,q21,groupby-highcard}
 ENGINES=${ENGINES:-spark,bolide}
 CORES=${CORES:-2}
 JAR=$(ls dist/bolide-spark4.1_2.13-*.jar | head -1)
