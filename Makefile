@@ -27,7 +27,7 @@ $(NATIVE_LIB): $(GO_SOURCES)
 
 $(JAR): $(NATIVE_LIB) $(SCALA_SOURCES)
 	@mkdir -p dist
-	$(MVN) -DskipTests package
+	$(MVN) -DskipTests -Dbolide.ownSession.skip=true package
 	cp spark/target/bolide-spark4.1_2.13-$(VERSION).jar $(JAR)
 	@echo "built $(JAR)"
 
@@ -119,7 +119,7 @@ COMET_JAR := build/bench/comet-spark-spark4.1_2.13-$(COMET_VERSION).jar
 BENCH_PY := build/bench/venv/bin/python
 DUCKDB_VERSION := 2.0.0
 
-.PHONY: bench bench-tpch bench-iceberg bench-scan bench-prep bench-demo test-bench-smoke
+.PHONY: bench bench-tpch bench-iceberg bench-scan bench-prep bench-demo bench-memory test-bench-smoke
 bench: bench-tpch
 bench-iceberg:
 	TPCH_QUERIES=bench/iceberg-queries $(MAKE) --no-print-directory bench-tpch FORMAT=iceberg
@@ -145,6 +145,14 @@ bench-scan: $(JAR) bench-prep
 	  --comet-version $(COMET_VERSION) --replay build/bench/replay --out bench/results/scan-$$(date +%Y%m%d-%H%M%S)
 	@ln -sfn "$$(ls -1d bench/results/scan-2* | tail -1 | xargs basename)" bench/results/scan-latest
 	@echo "results in bench/results/scan-latest -> $$(readlink bench/results/scan-latest)"
+
+# An executor's peak RSS against its budget (heap + off-heap pool), Bolide on and off: one JVM per
+# engine and pool size over TPC-H queries that use memory (scripts/measure-rss.sh, docs/tuning.md
+# "Sizing an executor"): `make bench-memory [SF=1] [HEAP=2g] [POOLS=512m,2g] [MEM_QUERIES=q1,q9,q18,q21,groupby-highcard]`.
+# Writes bench/results/memory-<timestamp>/summary.md.
+bench-memory: ENGINES = spark,bolide
+bench-memory: $(JAR) bench-prep
+	SF=$(SF) ENGINES=$(ENGINES) bash scripts/measure-rss.sh
 
 # What every benchmark needs once: the bench driver compiled, Spark's classpath, Comet's JAR when
 # comet is among the engines (or for bench-scan), and a Python venv with matplotlib.

@@ -66,8 +66,9 @@ func Java_org_apache_spark_sql_bolide_NativeLib_version(env *C.JNIEnv, _ C.jclas
 }
 
 // configure sizes the Go runtime after the executor: GOMAXPROCS = executor cores, GOMEMLIMIT = the
-// memory Spark leaves outside the JVM heap (overhead), so that Go's GC works before the container
-// limit is hit. Values <= 0 leave the setting alone.
+// memory a container holds beyond the JVM heap (off-heap pool + memory overhead, as the JVM side
+// derives it: BolideExecutorPlugin.goMemoryLimit), so that Go's GC works harder before the
+// container limit is hit. Values <= 0 leave the setting alone.
 //
 //export Java_org_apache_spark_sql_bolide_NativeLib_configure
 func Java_org_apache_spark_sql_bolide_NativeLib_configure(env *C.JNIEnv, _ C.jclass, cores C.jint, memLimit C.jlong) {

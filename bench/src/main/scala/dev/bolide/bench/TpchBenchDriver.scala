@@ -105,6 +105,7 @@ object TpchBenchDriver {
       return
     }
     countShuffleBytes(spark)
+    offHeapSampler
     format match {
       case "parquet" => Tables.foreach { t =>
         spark.read.parquet(new File(data, t).getAbsolutePath).createOrReplaceTempView(t)
@@ -196,6 +197,7 @@ object TpchBenchDriver {
     taskCpuNs.set(0)
     memSpilled.set(0)
     diskSpilled.set(0)
+    offHeapPeak.set(org.apache.spark.BenchListenerBus.offHeapUsed())
     val t0 = System.nanoTime()
     var answerDf: DataFrame = null
     var rows: Array[Row] = null
@@ -236,7 +238,26 @@ object TpchBenchDriver {
     s"@@RESULT query=$query tag=$tag seconds=${"%.6f".format(seconds)} rows=${rows.length} hash=$hash " +
       s"ordered=$ordered fallbacks=$fb operators=$operators shuffleBytes=${shuffleBytes.get()} " +
       s"taskMs=${taskRunMs.get()} taskCpuMs=${taskCpuNs.get() / 1000000} " +
-      s"memSpilled=${memSpilled.get()} diskSpilled=${diskSpilled.get()}"
+      s"memSpilled=${memSpilled.get()} diskSpilled=${diskSpilled.get()} offHeapPeak=${offHeapPeak.get()}"
+  }
+
+  /**
+   * The largest use of Spark's off-heap pool (execution + storage, local mode: this JVM's executor)
+   * seen while the query ran, sampled every 5 ms by a daemon thread (`make bench-memory` compares
+   * it with the process's RSS).
+   */
+  private val offHeapPeak = new AtomicLong()
+  private lazy val offHeapSampler: Thread = {
+    val t = new Thread(() => {
+      while (true) {
+        val used = org.apache.spark.BenchListenerBus.offHeapUsed()
+        offHeapPeak.accumulateAndGet(used, (a, b) => math.max(a, b))
+        Thread.sleep(5)
+      }
+    }, "bench-offheap-sampler")
+    t.setDaemon(true)
+    t.start()
+    t
   }
 
   /** Shuffle bytes written by the tasks of the query running (all its statements). */

@@ -2,7 +2,7 @@ package org.apache.spark.sql.bolide
 
 import java.util.{Collections, Map => JMap}
 
-import org.apache.spark.SparkContext
+import org.apache.spark.{SparkConf, SparkContext}
 import org.apache.spark.api.plugin.{DriverPlugin, ExecutorPlugin, PluginContext, SparkPlugin}
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.SparkSessionExtensions
@@ -40,14 +40,49 @@ class BolideExecutorPlugin extends ExecutorPlugin with Logging {
     if (!NativeLoader.isAvailable) return
     val conf = ctx.conf()
     val cores = conf.getInt("spark.executor.cores", Runtime.getRuntime.availableProcessors())
-    val mib = 1L << 20
-    val overhead = conf.getSizeAsMb("spark.executor.memoryOverhead",
-      math.max(384L, conf.getSizeAsMb("spark.executor.memory", "1g") / 10).toString + "m") * mib
-    val offHeap = if (conf.getBoolean("spark.memory.offHeap.enabled", defaultValue = false)) {
+    val limit = BolideExecutorPlugin.goMemoryLimit(conf)
+    logInfo(s"Bolide: GOMAXPROCS=$cores, GOMEMLIMIT=${limit >> 20} MiB (off-heap pool + memory overhead)")
+    NativeLib.configure(cores, limit)
+  }
+}
+
+object BolideExecutorPlugin {
+  private val MiB = 1L << 20
+
+  /**
+   * The executor's memory overhead in bytes, derived as Spark sizes a YARN or Kubernetes container
+   * (ResourceProfile.calculateOverHeadMemory): spark.executor.memoryOverhead when set, else
+   * spark.executor.memoryOverheadFactor (0.1) times spark.executor.memory, at least
+   * spark.executor.minMemoryOverhead (384m).
+   */
+  def memoryOverhead(conf: SparkConf): Long = {
+    val mib = if (conf.contains("spark.executor.memoryOverhead")) {
+      conf.getSizeAsMb("spark.executor.memoryOverhead")
+    } else {
+      val executor = conf.getSizeAsMb("spark.executor.memory", "1g")
+      val factor = conf.getDouble("spark.executor.memoryOverheadFactor", 0.1)
+      val min = conf.getSizeAsMb("spark.executor.minMemoryOverhead", "384m")
+      math.max((factor * executor).toLong, min)
+    }
+    mib * MiB
+  }
+
+  /** spark.memory.offHeap.size in bytes when spark.memory.offHeap.enabled, else 0. */
+  def offHeapPool(conf: SparkConf): Long =
+    if (conf.getBoolean("spark.memory.offHeap.enabled", defaultValue = false)) {
       conf.getSizeAsBytes("spark.memory.offHeap.size", "0")
     } else 0L
-    NativeLib.configure(cores, overhead + offHeap)
-  }
+
+  /**
+   * GOMEMLIMIT, the Go runtime's soft memory limit: the off-heap pool plus the memory overhead,
+   * which is what a YARN or Kubernetes container holds beyond the heap (Spark asks for heap +
+   * overhead + pool). Native memory reserved from the pool (C memory and the Go-heap structures
+   * Bolide accounts) stays under the pool; the Go runtime's own memory (unaccounted Go heap,
+   * goroutine stacks, runtime metadata) is part of the fixed overhead the memory overhead covers
+   * (docs/tuning.md, "Sizing an executor"). Go's GC works harder as its memory nears the limit,
+   * before the container's limit is hit.
+   */
+  def goMemoryLimit(conf: SparkConf): Long = offHeapPool(conf) + memoryOverhead(conf)
 }
 
 /** Injected through spark.sql.extensions by the driver plugin (or named there by hand). */
