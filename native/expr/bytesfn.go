@@ -48,6 +48,20 @@ func (o *bytesOut) end(i, m int) {
 	o.offs[i+1] = int32(o.used)
 }
 
+// ensure makes room for k more bytes, growing the buffer (tracked memory) when needed.
+func (o *bytesOut) ensure(k int) error {
+	need := int64(o.used) + int64(k)
+	if need <= int64(len(o.data)) {
+		return nil
+	}
+	if need > math.MaxInt32 {
+		return fmt.Errorf("result exceeds %d bytes in one batch", math.MaxInt32)
+	}
+	o.dataBuf.Reserve(int(min(max(need, 2*int64(len(o.data))), math.MaxInt32)))
+	o.data = o.dataBuf.Buf()
+	return nil
+}
+
 // append writes b as (part of) the current row's value.
 func (o *bytesOut) append(b []byte) { o.used += copy(o.data[o.used:], b) }
 
@@ -150,3 +164,30 @@ func (e *bytesFn) evalMasked(ctx *exec.TaskContext, b *columnar.Batch, active []
 // defaultString reports whether t is the default (UTF8_BINARY) string type, which functions
 // returning SQLConf.defaultStringType must return to run natively.
 func defaultString(t sparktype.Type) bool { return binaryCollation(t) }
+
+// evalInOrder evaluates the arguments of a null-intolerant expression as Spark does, left to
+// right: an argument that may fail only on the active rows where every argument before it is
+// non-null. The caller releases the operands (also on error: those evaluated so far).
+func evalInOrder(ctx *exec.TaskContext, b *columnar.Batch, active []byte, exprs ...Expr) ([]operand, error) {
+	ops := make([]operand, 0, len(exprs))
+	for _, x := range exprs {
+		a := active
+		if mayFail(x) {
+			for _, o := range ops {
+				a = andActiveValid(a, o, b.NumRows)
+			}
+		}
+		o, err := evalOperandActive(ctx, b, x, a)
+		if err != nil {
+			return ops, err
+		}
+		ops = append(ops, o)
+	}
+	return ops, nil
+}
+
+func releaseAll(ops []operand) {
+	for _, o := range ops {
+		o.release()
+	}
+}
