@@ -497,8 +497,16 @@ func (e *strLocate) evalMasked(ctx *exec.TaskContext, b *columnar.Batch, active 
 type substringIndex struct{ str, delim, count Expr }
 
 func (e *substringIndex) Type() sparktype.Type { return e.str.Type() }
+
+// mayFail: a count of Integer.MIN_VALUE fails, unless the count is a literal of another value.
 func (e *substringIndex) mayFail() bool {
-	return mayFail(e.str) || mayFail(e.delim) || mayFail(e.count)
+	if c, ok := e.count.(constExpr); ok {
+		a := c.constArray()
+		if isNullAt(a, 0) || values[int32](a)[0] != math.MinInt32 {
+			return mayFail(e.str) || mayFail(e.delim)
+		}
+	}
+	return true
 }
 func (e *substringIndex) String() string {
 	return fmt.Sprintf("substring_index(%s, %s, %s)", e.str, e.delim, e.count)

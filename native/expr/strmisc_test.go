@@ -181,3 +181,20 @@ func TestLevenshtein(t *testing.T) {
 	nullable := `{"class":"` + pkg + `AttributeReference","dataType":"integer","nullable":true,"fields":{},"ordinal":2,"name":"c2"}`
 	expectRefused(t, "nullable threshold", lev("threshold", nullable), "nullable threshold")
 }
+
+// TestSubstringIndexOnlyOnEvaluatedRows: under a CASE WHEN, the failing count is evaluated only
+// where Spark takes the branch.
+func TestSubstringIndexOnlyOnEvaluatedRows(t *testing.T) {
+	si := node("SubstringIndex", "string", "strExpr", col(0, "string"), "delimExpr", litStr("."), "countExpr", col(1, "integer"))
+	if !mayFail(mustTranslate(t, si)) {
+		t.Errorf("substring_index with a count column: mayFail false")
+	}
+	lit1 := node("SubstringIndex", "string", "strExpr", col(0, "string"), "delimExpr", litStr("."), "countExpr", litInt(1))
+	if mayFail(mustTranslate(t, lit1)) {
+		t.Errorf("substring_index with count 1: mayFail true")
+	}
+	cond := node("EqualTo", "boolean", "left", col(1, "integer"), "right", litInt(math.MinInt32))
+	cw := caseJSON("string", si, cond, lit("string", "null"))
+	got, err := run(t, cw, column(t, "string", "a.b", "a.b"), column(t, "integer", math.MinInt32, 1))
+	expectRows(t, "case when", got, err, "null", "a")
+}
