@@ -78,6 +78,10 @@ func TestLocate(t *testing.T) {
 	expectRows(t, "null start literal", got, err, "0", "0")
 	got, err = run(t, loc(litStr("b"), col(0, "string"), litInt(1)), column(t, "string", "abc", nil, "b"))
 	expectRows(t, "literals", got, err, "2", "null", "1")
+	got, err = run(t, loc(lit("string", "null"), col(0, "string"), col(1, "integer")), column(t, "string", "abc", "x"), column(t, "integer", 1, nil))
+	expectRows(t, "null substr literal", got, err, "null", "0")
+	got, err = run(t, loc(litStr("b"), lit("string", "null"), litInt(1)), column(t, "string", "abc", "x"))
+	expectRows(t, "null str literal", got, err, "null", "null")
 }
 
 func TestSubstringIndex(t *testing.T) {
