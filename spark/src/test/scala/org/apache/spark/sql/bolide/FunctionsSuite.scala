@@ -48,6 +48,16 @@ class FunctionsSuite extends BolideSuiteBase {
       Seq(Scan, Project))
   }
 
+  @Test def generatedRows(): Unit = {
+    // 3000 rows of strings built from ASCII, 2-, 3- and 4-byte fragments, full-range ints and
+    // longs (hashes), in several Parquet files: every function of the suite over all of them.
+    checkNative("SELECT id, md5(s), sha2(s, 256), crc32(s), lpad(s, n, p), rpad(s, n, p), ascii(s), chr(l), " +
+      "reverse(s), soundex(s), hex(s), hex(l), unhex(hex(s)), bin(k), locate(q, s, n), substring_index(s, q, n), " +
+      "levenshtein(s, p), levenshtein(s, q, 3) FROM fn_gen", Seq(Scan, Project))
+    checkNative("SELECT id, sqrt(d), signum(d), ~k, ~l, bit_count(k), bit_count(l), factorial(n) FROM fn_gen",
+      Seq(Scan, Project))
+  }
+
   @Test def refusedFormsStayInSparkWithTheirReason(): Unit = {
     // A nullable threshold: Spark's interpreted and generated code differ on null.
     val df = checkNative("SELECT id, levenshtein(s, p, n) FROM fn_data", Seq(Scan))
@@ -82,6 +92,21 @@ object FunctionsSuite {
           |AS t(id, s, p, q, n, k, l, d, b, bin)""".stripMargin)
         .repartition(2).write.mode("overwrite").parquet(TestData.path("fn_data"))
       spark.read.parquet(TestData.path("fn_data")).createOrReplaceTempView("fn_data")
+      def pick(m: Int, items: String*): String =
+        s"element_at(array(${items.map(i => s"'$i'").mkString(", ")}), cast(id % $m + 1 AS INT))"
+      spark.range(0, 3000, 1, 3).selectExpr(
+        "id",
+        s"if(id % 13 = 0, NULL, concat(${pick(9, "a", "é", "😀", "ab", ".", "l", "Ü", "x y", "")}, " +
+          s"${pick(7, "b", ".", "😀", "aa", "ll", "", "Robert")}, " +
+          s"repeat(${pick(3, "c", "é", ".")}, cast(id % 5 AS INT)))) AS s",
+        s"if(id % 17 = 0, NULL, ${pick(5, "", "x", "😀é", "..", "ab")}) AS p",
+        s"if(id % 19 = 0, NULL, ${pick(6, "", ".", "a", "é", "ll", "😀")}) AS q",
+        "if(id % 29 = 0, NULL, cast(id % 27 - 6 AS INT)) AS n",
+        "if(id % 31 = 0, NULL, hash(id)) AS k",
+        "if(id % 37 = 0, NULL, xxhash64(id)) AS l",
+        "if(id % 41 = 0, NULL, cast(hash(id, 1) AS DOUBLE) / 1000) AS d")
+        .write.mode("overwrite").parquet(TestData.path("fn_gen"))
+      spark.read.parquet(TestData.path("fn_gen")).createOrReplaceTempView("fn_gen")
     } finally spark.conf.unset("spark.bolide.enabled")
   }
 }
