@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 
@@ -31,10 +32,11 @@ import (
 //     Double.toString, the shortest repr), then HALF_UP to the target scale; overflow is null
 //     (LEGACY/TRY) or NUMERIC_VALUE_OUT_OF_RANGE (ANSI); NaN and infinities give null.
 //   - numeric -> boolean: value != 0 (NaN is true); boolean -> numeric: 1 / 0.
-// Everything else (strings, dates, timestamps, ...) is refused.
+//   - string -> binary: the string's UTF-8 bytes (UTF8String.getBytes), in every mode.
+// Everything else (other string casts, dates, timestamps, ...) is refused.
 
 func init() {
-	Register("Cast", "casts among boolean, byte, short, int, long, float, double and decimal (Spark LEGACY/ANSI/TRY rules); other casts refused", translateCast)
+	Register("Cast", "casts among boolean, byte, short, int, long, float, double and decimal (Spark LEGACY/ANSI/TRY rules), and string to binary (its UTF-8 bytes); other casts refused", translateCast)
 }
 
 type castFn func(c *cast, k *kernelArgs, in arrow.Array) (arrow.Array, error)
@@ -120,6 +122,12 @@ func translateCast(pe *plan.Expr, conf *plan.Conf) (Expr, error) {
 		e.fn = castIdentity // never reached: evalMasked returns nulls for an all-null input
 		return e, nil
 	}
+	if from.Kind == sparktype.String && to.Kind == sparktype.Binary {
+		// castToBinary: UTF8String.getBytes, the same bytes in every mode (md5(str) and the other
+		// digests cast their string argument so).
+		e.fn = castStringToBinary
+		return e, nil
+	}
 	numOrBool := func(t sparktype.Type) bool { return t.IsNumeric() || t.Kind == sparktype.Boolean }
 	if !numOrBool(from) || !numOrBool(to) {
 		if from.Equal(to) && from.Supported() {
@@ -186,6 +194,18 @@ func castIdentity(_ *cast, k *kernelArgs, in arrow.Array) (arrow.Array, error) {
 	}
 	in.Retain()
 	return in, nil
+}
+
+// castStringToBinary relabels a string column as binary: the same buffers, no copy.
+func castStringToBinary(_ *cast, k *kernelArgs, in arrow.Array) (arrow.Array, error) {
+	if k.vbuf != nil {
+		k.vbuf.Release()
+	}
+	d := in.Data()
+	bd := array.NewData(arrow.BinaryTypes.Binary, d.Len(), d.Buffers(), nil, d.NullN(), d.Offset())
+	out := array.MakeFromData(bd)
+	bd.Release()
+	return out, nil
 }
 
 // readInt64 widens an integral column to int64 values.

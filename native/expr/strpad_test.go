@@ -1,0 +1,66 @@
+package expr
+
+import (
+	"math"
+	"testing"
+)
+
+func padJSON(class, str, len, pad string) string {
+	return node(class, "string", "str", str, "len", len, "pad", pad)
+}
+
+func TestPad(t *testing.T) {
+	// Every case follows UTF8String.lpad/rpad of Spark 4.1.
+	cases := []struct {
+		str        any
+		len        any
+		pad        any
+		lpad, rpad string
+	}{
+		{"hi", 5, "??", "???hi", "hi???"},
+		{"hi", 1, "??", "h", "h"},
+		{"hi", 5, " ", "   hi", "hi   "},
+		{"hi", 2, "x", "hi", "hi"},
+		{"hi", 0, "x", "", ""},
+		{"hi", -5, "x", "", ""},
+		{"hi", 5, "", "hi", "hi"}, // empty pad: no padding
+		{"hello", 3, "", "hel", "hel"},
+		{"", 3, "ab", "aba", "aba"},
+		{"", 0, "ab", "", ""},
+		{"héllo", 7, "ü", "üühéllo", "héllüü"[:0] + "hélloüü"},
+		{"héllo", 2, "ü", "hé", "hé"},
+		{"😀", 4, "ab", "aba😀", "😀aba"},
+		{"x", 6, "😀é", "😀é😀é😀x", "x😀é😀é😀"},
+		{nil, 5, "x", "null", "null"},
+		{"hi", nil, "x", "null", "null"},
+		{"hi", 5, nil, "null", "null"},
+		{"hi", math.MaxInt32, "", "hi", "hi"},
+	}
+	var strs, lens, pads []any
+	var wl, wr []string
+	for _, c := range cases {
+		strs, lens, pads = append(strs, c.str), append(lens, c.len), append(pads, c.pad)
+		wl, wr = append(wl, c.lpad), append(wr, c.rpad)
+	}
+	for _, class := range []string{"StringLPad", "StringRPad"} {
+		want := wl
+		if class == "StringRPad" {
+			want = wr
+		}
+		got, err := run(t, padJSON(class, col(0, "string"), col(1, "integer"), col(2, "string")),
+			column(t, "string", strs...), column(t, "integer", lens...), column(t, "string", pads...))
+		expectRows(t, class, got, err, want...)
+	}
+	// Literal len and pad (Spark's usual form), a null literal, an empty batch.
+	in := column(t, "string", "abc", "", nil, "abcdef")
+	got, err := run(t, padJSON("StringLPad", col(0, "string"), litInt(5), litStr("-")), in)
+	expectRows(t, "lpad literals", got, err, "--abc", "-----", "null", "abcde")
+	got, err = run(t, padJSON("StringRPad", col(0, "string"), litInt(5), lit("string", "null")), in)
+	expectRows(t, "rpad null pad", got, err, "null", "null", "null", "null")
+	got, err = run(t, padJSON("StringRPad", col(0, "string"), litInt(5), litStr("x")), column(t, "string"))
+	expectRows(t, "empty batch", got, err)
+	// Invalid UTF-8: code points counted by their first byte.
+	got, err = runRaw(t, padJSON("StringLPad", col(0, "string"), litInt(3), litStr("\xff")), column(t, "string", "\xe2a", "a\x80"))
+	expectRows(t, "invalid utf-8", got, err, "\xff\xff\xe2a", "\xffa\x80")
+	expectRefused(t, "lpad long len", padJSON("StringLPad", col(0, "string"), col(1, "long"), litStr("x")), "int expected")
+}
