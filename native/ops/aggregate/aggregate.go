@@ -368,6 +368,8 @@ type stream struct {
 	consumed bool
 	// flushing: a partial aggregate out of memory emits its groups before it reads on.
 	flushing bool
+	// merging: a spilled partition is being folded into st.cur (mergeFile).
+	merging bool
 	pos      int
 	// spill is the state of spilling (spill.go); nil until the first spill.
 	spill *spillState

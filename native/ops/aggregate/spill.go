@@ -289,23 +289,8 @@ func (h *HashAggregate) mergeNext() (*aggRun, error) {
 		}
 		r := h.newRun(p.level)
 		st.cur = r
-		for {
-			rec, err := rd.Next()
-			if err != nil {
-				return nil, err
-			}
-			if rec == nil {
-				break
-			}
-			b := columnar.FromRecord(rec)
-			err = h.mergeBatch(r, b)
-			b.Release()
-			if err != nil {
-				return nil, err
-			}
-			if err := h.afterBatch(r); err != nil {
-				return nil, err
-			}
+		if err := h.mergeFile(r, rd); err != nil {
+			return nil, err
 		}
 		s.reading = nil
 		if err := rd.Close(); err != nil {
@@ -319,6 +304,29 @@ func (h *HashAggregate) mergeNext() (*aggRun, error) {
 		}
 	}
 	return nil, nil
+}
+
+// mergeFile folds every batch of a spilled partition into r. While r is built its table is not
+// being emitted: a spill request leaves it alone (SpillNow), a refusal partitions it again
+// (afterBatch).
+func (h *HashAggregate) mergeFile(r *aggRun, rd *memory.SpillReader) error {
+	h.st.merging = true
+	defer func() { h.st.merging = false }()
+	for {
+		rec, err := rd.Next()
+		if err != nil || rec == nil {
+			return err
+		}
+		b := columnar.FromRecord(rec)
+		err = h.mergeBatch(r, b)
+		b.Release()
+		if err != nil {
+			return err
+		}
+		if err := h.afterBatch(r); err != nil {
+			return err
+		}
+	}
 }
 
 // nextDistinct returns a run of the next batch of the distinct file being read, or nil at its end
@@ -351,7 +359,7 @@ func (h *HashAggregate) nextDistinct() (*aggRun, error) {
 // While it reads its input it is never at a safe point between batches (it spills itself then).
 func (h *HashAggregate) SpillNow() (bool, error) {
 	st := h.st
-	if st == nil || !(st.consumed || st.flushing) || st.cur == nil || st.cur.table == nil {
+	if st == nil || !(st.consumed || st.flushing) || st.merging || st.cur == nil || st.cur.table == nil {
 		return false, nil
 	}
 	r := st.cur

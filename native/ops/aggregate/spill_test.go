@@ -302,3 +302,67 @@ func TestSpillWhileEmitting(t *testing.T) {
 	}
 	ctx.Alloc.ReleaseAll()
 }
+
+// requestingReserver is a pool whose every reservation also asks the task to spill, as Spark's
+// spill() on the block's consumer does when another consumer of the task wants memory: every
+// safe point of the operator then sees a request, whatever it is doing (reading its input,
+// merging a spilled partition, emitting).
+type requestingReserver struct {
+	limitReserver
+	ctx *exec.TaskContext
+}
+
+func (r *requestingReserver) Reserve(n int64) (int64, error) {
+	r.ctx.RequestSpill()
+	return r.limitReserver.Reserve(n)
+}
+
+// Spill requests at every safe point of an aggregate that spills: the same groups, and a request
+// that arrives while a spilled partition is merged leaves the partition's table alone (it used to
+// free the table under the merge).
+func TestSpillRequestsAtEverySafePoint(t *testing.T) {
+	rows := highCardRows(20000, 8000, 15)
+	in := fieldsOf(t, e2eIn)
+	plans := buildPlans(t, e2eIn, []int{0}, e2eAggs)
+	batches := toBatches(rows, 700)
+	defer release(batches)
+	want, _, err := spillRun(t, plans.complete, in, batches, 0, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	op, err := New(plans.complete, &source{schema: in, batches: batches}, &plan.Conf{ANSI: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := &exec.TaskContext{Conf: &plan.Conf{BatchSize: 1000}, Spill: memalloc.NewSpillFiles([]string{dir})}
+	res := &requestingReserver{limitReserver: limitReserver{limit: 384 << 10}, ctx: ctx}
+	ctx.Alloc = memalloc.NewTaskAllocatorFor(res, res.limit)
+	if err := op.Open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for {
+		b, err := op.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b == nil {
+			break
+		}
+		for _, row := range rowsOf([]*columnar.Batch{b}) {
+			got = append(got, fmt.Sprint(row...))
+		}
+		b.Release()
+		if err := ctx.RelieveMemory(); err != nil { // the block's safe point between batches
+			t.Fatal(err)
+		}
+	}
+	op.Close()
+	slices.Sort(got)
+	sameRows(t, "spill requested at every safe point", got, want)
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Errorf("spill files left: %v", left)
+	}
+	ctx.Alloc.ReleaseAll()
+}

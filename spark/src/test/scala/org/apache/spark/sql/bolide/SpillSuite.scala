@@ -136,6 +136,99 @@ class SpillSuite {
     assertTrue(spilled.toString, spilled.mem.get > 0 && spilled.disk.get > 0)
   }
 
+  /** (rows, sum of a hash of each row's longs) of df's own plan: order-insensitive. */
+  private def longsDigest(df: DataFrame, cols: Int): (Long, Long) = {
+    val parts = df.queryExecution.toRdd.mapPartitions { it =>
+      var h, n = 0L
+      it.foreach { r =>
+        var x = 17L
+        var i = 0
+        while (i < cols) { x = x * 1000003 + (if (r.isNullAt(i)) -1L else r.getLong(i)); i += 1 }
+        h += x * 0x9E3779B97F4A7C15L
+        n += 1
+      }
+      Iterator((n, h))
+    }.collect()
+    (parts.map(_._1).sum, parts.map(_._2).sum)
+  }
+
+  /**
+   * Spark asking a native operator to spill: a Spark sort (by an array, which Bolide does not sort
+   * natively) in the same task as the native final aggregate it reads from. The aggregate's groups
+   * fit in the task's share (the control: the aggregate alone does not spill), but once the sort
+   * holds its rows too the task runs out: Spark calls spill() on the native block's memory
+   * consumer, and the aggregate, emitting, writes the groups not emitted yet to disk at its next
+   * batch, giving their memory to the sort.
+   */
+  @Test def sparkSortMakesTheNativeAggregateSpill(): Unit = {
+    val aggGroups = 150000L
+    def agg(): DataFrame = spark.range(0, 2000000L, 1, 2)
+      .selectExpr(s"id % $aggGroups as k", "id as v")
+      .groupBy("k").agg(org.apache.spark.sql.functions.sum("v").as("s"),
+        org.apache.spark.sql.functions.count("v").as("c"))
+    def sorted(): DataFrame = agg().sortWithinPartitions(org.apache.spark.sql.functions.expr("array(k, s)"))
+      .select("k", "s", "c")
+    spark.conf.set("spark.bolide.exec.shuffle.enabled", "false")
+    try {
+      val alone = agg()
+      longsDigest(alone, 3)
+      val aloneSpill = metric(alone.queryExecution.executedPlan, "BolideHashAggregate", "spillSize")
+      spark.conf.set("spark.bolide.enabled", "false")
+      val expected = longsDigest(sorted(), 3)
+      spark.conf.set("spark.bolide.enabled", "true")
+      val d = sorted()
+      val actual = longsDigest(d, 3)
+      val plan = d.queryExecution.executedPlan
+      val aggSpill = metric(plan, "BolideHashAggregate", "spillSize")
+      System.err.println(s"SpillSuite Spark sort over the native aggregate: aggregate spill size $aggSpill " +
+        s"(alone: $aloneSpill)")
+      assertEquals(aggGroups, expected._1)
+      assertEquals(expected, actual)
+      assertTrue(s"no Spark sort in\n$plan", nodes(plan).exists(_.nodeName == "Sort"))
+      assertEquals(s"the aggregate alone spilled:\n${alone.queryExecution.executedPlan}", 0L, aloneSpill)
+      assertTrue(s"BolideHashAggregate spill size $aggSpill in\n$plan", aggSpill > 0)
+    } finally {
+      spark.conf.unset("spark.bolide.exec.shuffle.enabled")
+      spark.conf.set("spark.bolide.enabled", "true")
+    }
+  }
+
+  /**
+   * A job cancelled while its native sorts spill: its tasks end, and they leave no spill file in
+   * the executor's local directories and no execution memory reserved.
+   */
+  @Test def cancelledWhileSpillingLeavesNothing(): Unit = {
+    import scala.concurrent.duration._
+    val env = { spark.sparkContext; org.apache.spark.SparkEnv.get }
+    val dirs = env.blockManager.diskBlockManager.localDirs.toSeq
+    def spillFiles(): Seq[String] = dirs.flatMap(d => Option(d.listFiles()).toSeq.flatten)
+      .map(_.getName).filter(_.startsWith("bolide-spill-"))
+    assertEquals("spill files before the job", Seq.empty, spillFiles())
+    val df = spark.range(0, rows, 1, 2).selectExpr("xxhash64(id) as k", "id as v",
+      "concat('row-', cast(id as string)) as s").orderBy("k", "v")
+    val sc = spark.sparkContext
+    val failure = new java.util.concurrent.atomic.AtomicReference[Throwable]
+    val runner = new Thread(() => {
+      sc.setJobGroup("bolide-cancel", "cancelled while spilling", interruptOnCancel = true)
+      try df.queryExecution.toRdd.foreach(_ => ()) catch { case t: Throwable => failure.set(t) }
+    })
+    runner.start()
+    val deadline = System.nanoTime() + 120.seconds.toNanos
+    while (spillFiles().isEmpty && runner.isAlive && System.nanoTime() < deadline) Thread.sleep(20)
+    val sawSpill = spillFiles().nonEmpty
+    sc.cancelJobGroup("bolide-cancel")
+    runner.join(120000)
+    assertTrue("the native sort spilled before the cancellation", sawSpill)
+    assertTrue(s"the job was cancelled: $failure", failure.get != null)
+    // Killed tasks end asynchronously: wait for them to release what they held.
+    val until = System.nanoTime() + 60.seconds.toNanos
+    while ((spillFiles().nonEmpty || env.memoryManager.executionMemoryUsed > 0) && System.nanoTime() < until) {
+      Thread.sleep(50)
+    }
+    assertEquals("spill files left after the cancelled job", Seq.empty, spillFiles())
+    assertEquals("execution memory still reserved", 0L, env.memoryManager.executionMemoryUsed)
+  }
+
   /**
    * An ORDER BY of 5M rows: each task sorts 2.5M rows (about 100 MB) through its half of the
    * pool, so the native sort writes sorted runs and merges them. The digest follows the order:
