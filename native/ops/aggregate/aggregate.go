@@ -370,7 +370,7 @@ type stream struct {
 	flushing bool
 	// merging: a spilled partition is being folded into st.cur (mergeFile).
 	merging bool
-	pos      int
+	pos     int
 	// spill is the state of spilling (spill.go); nil until the first spill.
 	spill *spillState
 }
