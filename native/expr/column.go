@@ -26,6 +26,12 @@ type Column struct {
 	typ     sparktype.Type
 }
 
+// NewColumn reads input column ordinal, of type t, named name in explain output (operators that
+// build their own inputs, such as a hash join over its spilled partitions, bind with it).
+func NewColumn(ordinal int, name string, t sparktype.Type) *Column {
+	return &Column{ordinal: ordinal, name: name, typ: t}
+}
+
 func (c *Column) Type() sparktype.Type { return c.typ }
 func (c *Column) String() string       { return fmt.Sprintf("%s#%d", c.name, c.ordinal) }
 

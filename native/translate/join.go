@@ -21,7 +21,8 @@ func init() {
 			"Spark's HashedRelation does (null never matches, floating keys as normalized by Spark); " +
 			"an optional extra condition; null-aware anti joins (`x NOT IN (subquery)`); the " +
 			"streamed side's order kept. The build side arrives as an input and is held in task " +
-			"memory (no spilling). Not yet: LeftSingle joins.",
+			"memory; when it does not fit and nothing above the join reads its order, the join partitions " +
+			"both sides to disk (as the shuffled hash join). Not yet: LeftSingle joins.",
 		Build: func(n *plan.Node, children []exec.Operator, conf *plan.Conf) (exec.Operator, error) {
 			return buildHashJoin(n, children, conf, broadcastJoin)
 		}})
@@ -31,8 +32,9 @@ func init() {
 			"left semi, left anti, existence), building the side Spark chose, with the keys and " +
 			"conditions of BolideBroadcastHashJoin; a join outer on its build side outputs the " +
 			"unmatched build rows after the streamed side, as Spark does. The build side is held in " +
-			"task memory (no spilling yet: a partition larger than the task's memory fails with the " +
-			"setting to raise).",
+			"task memory; when it does not fit and nothing above the join reads its order, the join partitions " +
+			"both sides to disk by key and joins one partition at a time (grace hash join; a partition " +
+			"still too large is partitioned again, up to 3 times).",
 		Build: func(n *plan.Node, children []exec.Operator, conf *plan.Conf) (exec.Operator, error) {
 			return buildHashJoin(n, children, conf, shuffledJoin)
 		}})
@@ -43,9 +45,10 @@ func init() {
 			"reports (the left one; the right one for a right outer join) and builds the other, so " +
 			"the output keeps the ordering Spark's plan relies on. The sort of the build side is " +
 			"then redundant and is not run (it disappears from the plan), and so is the streamed " +
-			"side's when nothing above the join reads its order (an aggregate, an exchange). The build side is held " +
-			"in task memory (no spilling yet: a partition larger than the task's memory fails with " +
-			"the setting to raise).",
+			"side's when nothing above the join reads its order (an aggregate, an exchange). The build side is held in " +
+			"task memory; when it does not fit and nothing above the join reads its order, the join partitions " +
+			"both sides to disk by key and joins one partition at a time (grace hash join; a partition " +
+			"still too large is partitioned again, up to 3 times).",
 		Build: func(n *plan.Node, children []exec.Operator, conf *plan.Conf) (exec.Operator, error) {
 			return buildHashJoin(n, children, conf, sortMergeJoin)
 		},
@@ -121,7 +124,8 @@ func buildHashJoin(n *plan.Node, children []exec.Operator, conf *plan.Conf, stra
 			strategy, typ, build)
 	}
 	left, right := n.Children[0], n.Children[1]
-	spec := join.Spec{Type: typ, Build: build, NullAware: nullAware}
+	// "_unordered": the block's encoder marks a node the planner found unordered (ordering.go).
+	spec := join.Spec{Type: typ, Build: build, NullAware: nullAware, MayReorder: n.Has("_unordered")}
 	if strategy != nestedLoopJoin {
 		if spec.LeftKeys, err = joinKeys(n, "leftKeys", "left", left.Output, conf); err != nil {
 			return nil, err

@@ -8,7 +8,10 @@ import (
 // A native sort-merge join is a hash join that keeps its streamed side's order, so that the
 // ordering Spark's plan relies on holds (SortMergeJoinExec.outputOrdering). When nothing above the
 // join reads that order, the streamed side's sort only costs: elideUnreadOrder then drops it too
-// and marks the join unordered (the JVM reports no output ordering for it).
+// and marks the join unordered (the JVM reports no output ordering for it). Every hash join whose
+// order nothing reads is marked unordered too: it may then partition a build side larger than the
+// task's memory to disk with its probe side (join.Spec.MayReorder), which changes its order. The
+// JVM sends the mark back with the block (the node's "_unordered" field).
 //
 // Who reads an order is decided conservatively, from the root down: a Spark operator may rely on
 // the order of anything below it, and so may the plan's root (Spark removes a sort whose child's
@@ -27,7 +30,20 @@ func elideUnreadOrder(root *plan.Node, resp *plan.PlanResponse) {
 		for i, c := range n.Children {
 			walk(c, !native || childOrderRead(n, i, read))
 		}
-		if !native || read || plan.ShortClass(n.Class) != "SortMergeJoinExec" || len(n.Children) != 2 {
+		if !native || read {
+			return
+		}
+		switch plan.ShortClass(n.Class) {
+		case "BroadcastHashJoinExec", "ShuffledHashJoinExec":
+			// Free to reorder: a build side larger than memory may go to disk (ops/join/grace.go).
+			d.Unordered = true
+			return
+		case "SortMergeJoinExec":
+		default:
+			return
+		}
+		d.Unordered = true
+		if len(n.Children) != 2 {
 			return
 		}
 		typ, err := joinTypeOf(n)
@@ -41,7 +57,6 @@ func elideUnreadOrder(root *plan.Node, resp *plan.PlanResponse) {
 		c := n.Children[stream]
 		if cd := byID[c.ID]; cd != nil && cd.Native && plan.ShortClass(c.Class) == "SortExec" {
 			cd.Elided = true
-			d.Unordered = true
 		}
 	}
 	walk(root, true)

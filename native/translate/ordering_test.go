@@ -74,3 +74,41 @@ func TestElideUnreadOrder(t *testing.T) {
 		}
 	}
 }
+
+// Hash joins whose order nothing reads are marked unordered: free to partition to disk.
+func TestUnreadHashJoinsAreUnordered(t *testing.T) {
+	shj := func(id int) *plan.Node {
+		return orderNode(id, "ShuffledHashJoinExec", orderNode(id+1, "ScanExec"), orderNode(id+2, "ScanExec"))
+	}
+	cases := []struct {
+		name      string
+		root      *plan.Node
+		spark     map[int]bool
+		unordered bool
+	}{
+		{"under an aggregate", orderNode(0, "HashAggregateExec", orderNode(1, "FilterExec", shj(10))), nil, true},
+		{"under an exchange", orderNode(0, "ShuffleExchangeExec", shj(10)), nil, true},
+		{"the root", orderNode(0, "ProjectExec", shj(10)), nil, false},
+		{"under a limit at the root", orderNode(0, "GlobalLimitExec", shj(10)), nil, false},
+		{"under a Spark operator", orderNode(0, "HashAggregateExec", orderNode(1, "WindowExec", shj(10))),
+			map[int]bool{1: true}, false},
+		{"in Spark itself", orderNode(0, "HashAggregateExec", shj(10)), map[int]bool{10: true}, false},
+	}
+	for _, c := range cases {
+		resp := &plan.PlanResponse{}
+		var add func(n *plan.Node)
+		add = func(n *plan.Node) {
+			for _, ch := range n.Children {
+				add(ch)
+			}
+			resp.Decisions = append(resp.Decisions, plan.Decision{ID: n.ID, Native: !c.spark[n.ID]})
+		}
+		add(c.root)
+		elideUnreadOrder(c.root, resp)
+		for _, d := range resp.Decisions {
+			if d.ID == 10 && d.Unordered != c.unordered {
+				t.Errorf("%s: join unordered %v, want %v", c.name, d.Unordered, c.unordered)
+			}
+		}
+	}
+}

@@ -31,6 +31,9 @@ type buildRows struct {
 	// (in nullRefs: never in the table) and matched marks, per table row, that a pair was output.
 	outer    bool
 	nullRefs []columnar.RowRef
+	// withKeys: the copies also hold the evaluated keys, as their last columns (after the build
+	// child's), so that a join that runs out of memory can partition them (grace.go).
+	withKeys bool
 	matched  []bool
 
 	batches []*columnar.Batch // the copies; columns not kept are nil
@@ -134,13 +137,23 @@ func (b *buildRows) keepRows(in *columnar.Batch, sel []int32, refs *[]columnar.R
 	for _, k := range b.keep {
 		anyKept = anyKept || k
 	}
-	if !anyKept && !b.outer {
+	if !anyKept && !b.outer && !b.withKeys {
 		return nil // a semi, anti or existence join without a condition needs the keys only
 	}
-	cols := make([]arrow.Array, len(in.Cols))
-	for i, c := range in.Cols {
-		if !b.keep[i] {
-			continue
+	ncols := len(in.Cols)
+	if b.withKeys {
+		ncols += len(b.keyCols)
+	}
+	cols := make([]arrow.Array, ncols)
+	for i := range cols {
+		var c arrow.Array
+		if i < len(in.Cols) {
+			if !b.keep[i] {
+				continue
+			}
+			c = in.Cols[i]
+		} else {
+			c = b.keyCols[i-len(in.Cols)]
 		}
 		var err error
 		if cols[i], err = columnar.Take(b.ctx.Alloc, c, sel); err != nil {

@@ -83,6 +83,9 @@ type Spec struct {
 	// build side with a null key leaves no row, and a probe row with a null key is dropped unless
 	// the build side is empty (BroadcastHashJoinExec's isNullAwareAntiJoin).
 	NullAware bool
+	// MayReorder: nothing reads the join's output order, so a build side larger than the task's
+	// memory may be partitioned to disk with the probe side (grace.go), which changes the order.
+	MayReorder bool
 }
 
 // side names a column of one child: of the probe side or of the build side.
@@ -93,8 +96,9 @@ type side struct {
 
 // HashJoin is the operator of Spark's hash joins (broadcast and shuffled) and of its sort-merge
 // join, which runs as a hash join that streams the side whose order the sort-merge join reports.
-// The build child is consumed whole at the first Next into task memory (no spilling: a build side
-// larger than the task's memory fails with the allocator's message); the probe child is then
+// The build child is consumed whole at the first Next into task memory (a build side larger than
+// the task's memory is partitioned to disk with the probe side when Spec.MayReorder, grace.go, and
+// otherwise fails with the allocator's message); the probe child is then
 // streamed, each batch's keys looked up at once, candidate pairs (probe row, build row) filtered by
 // the condition in batches, and output gathered in batches of about the task's batch size, in
 // probe row order. A join outer on its build side (a shuffled hash join's LeftOuter building
@@ -113,6 +117,13 @@ type HashJoin struct {
 	// unmatched build rows, after the probe side.
 	probeOuter, buildOuter bool
 	st                     *stream
+	// level is how many grace partitionings the join's inputs went through (grace.go); prefixed:
+	// its children are spilled partitions, whose first columns are the evaluated keys.
+	level    int
+	prefixed bool
+	grace    *graceState
+	// spilledMem and spilledDisk count what the join spilled (SpillMetrics); they survive Close.
+	spilledMem, spilledDisk int64
 }
 
 // NewHashJoin validates the join at construction: a join that builds runs.
@@ -270,6 +281,7 @@ func (h *HashJoin) Open(ctx *exec.TaskContext) error {
 	if err != nil {
 		return err
 	}
+	b.withKeys = h.canGrace(ctx)
 	h.st = &stream{ctx: ctx, build: b, cont: -1}
 	return nil
 }
@@ -284,6 +296,9 @@ func (h *HashJoin) Next() (*columnar.Batch, error) {
 			return nil, err
 		}
 		st.built = true
+	}
+	if h.grace != nil {
+		return h.graceNext()
 	}
 	for !st.done {
 		if st.tail {
@@ -331,11 +346,17 @@ func (h *HashJoin) consumeBuild() error {
 			return err
 		}
 		if err := b.account(0); err != nil {
+			if h.canGrace(h.st.ctx) && h.st.ctx.Alloc.OutOfMemory() {
+				return h.startGrace()
+			}
 			return err
 		}
 	}
 	b.finish()
 	if err := b.account(0); err != nil {
+		if h.canGrace(h.st.ctx) && h.st.ctx.Alloc.OutOfMemory() {
+			return h.startGrace()
+		}
 		return err
 	}
 	// Spark's shortcuts for an empty build side (EmptyHashedRelation: no build row at all):
@@ -371,7 +392,7 @@ func (h *HashJoin) nextProbe() (*columnar.Batch, error) {
 		in.Release()
 		return nil, nil
 	}
-	if h.spec.Type == LeftAnti && st.build.rowsIn == 0 {
+	if h.spec.Type == LeftAnti && st.build.rowsIn == 0 && !h.prefixed {
 		// antiJoin: "If the right side is empty, AntiJoin simply returns the left side", keys
 		// unevaluated.
 		return in, nil
@@ -607,14 +628,14 @@ func (h *HashJoin) tailChunk() (*columnar.Batch, error) {
 		return nil, nil
 	}
 	n := len(st.outRefs)
-	probe := h.probe.Schema()
+	probe := childTypes(h.probe)
 	cols := make([]arrow.Array, len(h.out))
 	for i, s := range h.out {
 		var err error
 		if s.build {
 			cols[i], err = h.gatherBuild(s.col, st.outRefs)
 		} else {
-			cols[i] = array.MakeArrayOfNull(st.ctx.Alloc, probe[s.col].Type.Arrow(), n)
+			cols[i] = array.MakeArrayOfNull(st.ctx.Alloc, probe[s.col], n)
 		}
 		if err != nil {
 			releaseAll(cols)
@@ -648,8 +669,9 @@ func (h *HashJoin) emitProbeRows() (*columnar.Batch, error) {
 	defer st.endBatch()
 	in := st.in
 	if h.spec.Type == Existence {
-		cols := make([]arrow.Array, 0, len(in.Cols)+1)
-		for _, c := range in.Cols {
+		cols := make([]arrow.Array, 0, len(h.out)+1)
+		for _, s := range h.out { // the probe (left) side's columns
+			c := in.Cols[s.col]
 			c.Retain()
 			cols = append(cols, c)
 		}
@@ -712,7 +734,7 @@ func (h *HashJoin) gatherOutput(outP []int32, outRefs []columnar.RowRef) (*colum
 func (h *HashJoin) gatherBuild(c int, refs []columnar.RowRef) (arrow.Array, error) {
 	st := h.st
 	if len(st.build.cols[c]) == 0 {
-		return array.MakeArrayOfNull(st.ctx.Alloc, h.build.Schema()[c].Type.Arrow(), len(refs)), nil
+		return array.MakeArrayOfNull(st.ctx.Alloc, childTypes(h.build)[c], len(refs)), nil
 	}
 	return columnar.Gather(st.ctx.Alloc, st.build.cols[c], refs)
 }
@@ -761,6 +783,10 @@ func (st *stream) releaseScratch() {
 }
 
 func (h *HashJoin) Close() {
+	if h.grace != nil {
+		h.grace.close()
+		h.grace = nil
+	}
 	if st := h.st; st != nil {
 		if st.in != nil {
 			st.endBatch()

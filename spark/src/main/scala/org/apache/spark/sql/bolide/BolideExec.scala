@@ -27,7 +27,7 @@ case class BolideExec(
   // its child, in this order (TakeOrderedAndProject's top-k); a Spark wrapper above it does the
   // rest (BolideTakeOrderedAndProjectExec). unordered: the native operator does not keep the order
   // `original` would report (Go found that nothing above reads it: a sort-merge join without its
-  // streamed side's sort).
+  // streamed side's sort, a hash join that may partition its inputs to disk).
   override def nodeName: String = nativeName
   override def output: Seq[Attribute] =
     if (childRows.isDefined) original.children.head.output else original.output
@@ -89,7 +89,8 @@ trait BolideNode extends SparkPlan
 
 object BolideExec {
   /** The native operators that spill (docs/tuning.md): they show Spark's "spill size". */
-  val Spilling: Set[String] = Set("BolideHashAggregate", "BolideSort")
+  val Spilling: Set[String] = Set("BolideHashAggregate", "BolideSort", "BolideShuffledHashJoin",
+    "BolideSortMergeJoin", "BolideBroadcastHashJoin")
 
   /** Why a Spark node was not replaced; read by the explain generator. */
   val FallbackReason: TreeNodeTag[String] = TreeNodeTag[String]("bolide.fallback")

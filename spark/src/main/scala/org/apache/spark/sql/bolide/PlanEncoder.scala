@@ -259,6 +259,11 @@ object PlanEncoder {
             writeValue(g, v, input)
         }
     }
+    // The planner's mark that nothing reads this node's order (a hash join may then reorder).
+    p match {
+      case b: BolideExec if b.unordered => g.writeBooleanField("_unordered", true)
+      case _ =>
+    }
     extraFields(g)
     g.writeEndObject()
     g.writeArrayFieldStart("children")

@@ -136,6 +136,32 @@ class SpillSuite {
     assertTrue(spilled.toString, spilled.mem.get > 0 && spilled.disk.get > 0)
   }
 
+  /**
+   * A sort-merge join whose build side (5M rows, about 300 MB as Arrow, 20x the pool) is far
+   * larger than a task's share: the native join, free to reorder (the digest above it reads no
+   * order), partitions both sides to disk by key and joins the partitions one at a time
+   * (ops/join/grace.go), partitioning again where a partition's build side does not fit either.
+   * A left outer join, so that the probe rows without a match go through the partitions too.
+   */
+  @Test def joinWhoseBuildSideIsTwentyTimesThePoolSpills(): Unit = {
+    def q(): DataFrame = {
+      val b = spark.range(0, rows, 1, 2).selectExpr("id * 2 as bk",
+        "concat('build-side-payload-', cast(id * 7 as string), '-', cast(id % 977 as string)) as bs",
+        "cast(id % 1000 as double) / 8 as bx")
+      val p = spark.range(0, rows / 2, 1, 2).selectExpr("id * 3 as pk", "id as pv")
+      p.join(b, p("pk") === b("bk"), "left_outer")
+    }
+    val (expected, actual, plan, spilled, spark_s, bolide_s) = offVsOn(() => q())
+    val joinSpill = metric(plan, "BolideSortMergeJoin", "spillSize")
+    System.err.println(f"SpillSuite left join, build side of $rows rows: Spark $spark_s%.1f s, " +
+      f"Bolide $bolide_s%.1f s, $spilled, join spill size $joinSpill")
+    assertEquals(expected, actual)
+    assertTrue(s"expected ${rows / 2} rows: $expected", expected.head.startsWith(s"[${rows / 2},"))
+    assertTrue(s"no BolideSortMergeJoin in\n$plan", nodes(plan).exists(_.nodeName == "BolideSortMergeJoin"))
+    assertTrue(s"BolideSortMergeJoin spill size $joinSpill in\n$plan", joinSpill > 0)
+    assertTrue(spilled.toString, spilled.mem.get > 0 && spilled.disk.get > 0)
+  }
+
   /** (rows, sum of a hash of each row's longs) of df's own plan: order-insensitive. */
   private def longsDigest(df: DataFrame, cols: Int): (Long, Long) = {
     val parts = df.queryExecution.toRdd.mapPartitions { it =>
