@@ -64,6 +64,9 @@ func Java_org_apache_spark_sql_bolide_NativeLib_createPlan(env *C.JNIEnv, _ C.jc
 		PartitionIndex: r.PartitionIndex,
 		Meter:          exec.NewMeter(),
 	}
+	// Spill files compress as the shuffle does; a codec the shuffle refuses (its planner says why)
+	// leaves them LZ4.
+	_ = t.ctx.Spill.SetCodec(r.Conf.Settings[translate.ShuffleCodecKey])
 	n := int(C.array_length(env, C.jarray(inputs)))
 	if n == 0 {
 		dumpRequest(raw)

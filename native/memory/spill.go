@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -18,11 +19,38 @@ import (
 // task close (success, failure or cancellation alike), removes whatever is left.
 type SpillFiles struct {
 	dirs []string
+	// codec compresses the spill files' buffers (SetCodec): Arrow IPC's LZ4 frame by default.
+	codec SpillCodec
 
 	mu    sync.Mutex
 	next  int
 	files map[string]struct{}
 	err   error // first failure to remove a file
+}
+
+// SpillCodec is how spill files compress their Arrow buffers: the codecs Arrow IPC defines.
+type SpillCodec uint8
+
+const (
+	SpillLZ4 SpillCodec = iota
+	SpillZstd
+	SpillUncompressed
+)
+
+// SetCodec follows the shuffle's codec (spark.bolide.shuffle.compression.codec): lz4, zstd or none.
+// Snappy is no Arrow IPC codec: its spill files use LZ4, the other fast one.
+func (s *SpillFiles) SetCodec(name string) error {
+	switch strings.ToLower(name) {
+	case "", "lz4", "snappy":
+		s.codec = SpillLZ4
+	case "zstd":
+		s.codec = SpillZstd
+	case "none":
+		s.codec = SpillUncompressed
+	default:
+		return fmt.Errorf("unknown spill compression codec %q (want lz4, zstd, snappy or none)", name)
+	}
+	return nil
 }
 
 // NewSpillFiles returns the registry of a task's spill files under dirs.
@@ -95,7 +123,8 @@ func (s *SpillFiles) RemoveAll() error {
 	return first
 }
 
-// SpillWriter appends record batches to one spill file as an LZ4-compressed Arrow IPC stream.
+// SpillWriter appends record batches to one spill file as an Arrow IPC stream, compressed with the
+// files' codec.
 type SpillWriter struct {
 	files *SpillFiles
 	f     *os.File
@@ -129,7 +158,13 @@ func (s *SpillFiles) NewSpillWriter(name string, schema *arrow.Schema, alloc *Ta
 	w := &SpillWriter{files: s, f: f}
 	w.cnt.w = f
 	w.buf = bufio.NewWriterSize(&w.cnt, spillBufSize)
-	opts := []ipc.Option{ipc.WithSchema(schema), ipc.WithLZ4()}
+	opts := []ipc.Option{ipc.WithSchema(schema)}
+	switch s.codec {
+	case SpillLZ4:
+		opts = append(opts, ipc.WithLZ4())
+	case SpillZstd:
+		opts = append(opts, ipc.WithZstd())
+	}
 	if alloc != nil {
 		opts = append(opts, ipc.WithAllocator(alloc))
 	}
