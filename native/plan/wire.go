@@ -264,6 +264,9 @@ func (c *Conf) OperatorEnabled(op string) bool {
 type PlanRequest struct {
 	Conf Conf  `json:"conf"`
 	Plan *Node `json:"plan"`
+	// RootOrderFree: nothing reads the order of the plan's root (no ORDER BY or LIMIT in the query
+	// it comes from); otherwise the root's order is taken as read.
+	RootOrderFree bool `json:"rootOrderFree"`
 }
 
 // Decision is the engine's answer for one node.

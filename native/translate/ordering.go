@@ -14,11 +14,12 @@ import (
 // JVM sends the mark back with the block (the node's "_unordered" field).
 //
 // Who reads an order is decided conservatively, from the root down: a Spark operator may rely on
-// the order of anything below it, and so may the plan's root (Spark removes a sort whose child's
-// order satisfies it); an exchange, a hash aggregate, a sort or a top-k does not, and neither does
+// the order of anything below it, and so may the plan's root (rootRead; Spark removes a sort whose
+// child's order satisfies it), unless the JVM found no sort and no limit in the query it comes
+// from (PlanRequest.RootOrderFree); an exchange, a hash aggregate, a sort or a top-k does not, and neither does
 // a join's build side; filters, projections, limits and a join's streamed side pass the question
 // on to their parent. Everything else is assumed to read it.
-func elideUnreadOrder(root *plan.Node, resp *plan.PlanResponse) {
+func elideUnreadOrder(root *plan.Node, resp *plan.PlanResponse, rootRead bool) {
 	byID := make(map[int]*plan.Decision, len(resp.Decisions))
 	for i := range resp.Decisions {
 		byID[resp.Decisions[i].ID] = &resp.Decisions[i]
@@ -59,7 +60,7 @@ func elideUnreadOrder(root *plan.Node, resp *plan.PlanResponse) {
 			cd.Elided = true
 		}
 	}
-	walk(root, true)
+	walk(root, rootRead)
 }
 
 // childOrderRead says whether the order of native node n's child i can be read above n, given

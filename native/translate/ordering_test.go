@@ -29,25 +29,27 @@ func TestElideUnreadOrder(t *testing.T) {
 			orderNode(id+3, "SortExec", orderNode(id+4, "ScanExec")))
 	}
 	cases := []struct {
-		name   string
-		root   *plan.Node
-		spark  map[int]bool // ids of nodes that stay in Spark
-		elided bool         // the streamed sort (id 11) of the join (id 10)
+		name     string
+		root     *plan.Node
+		spark    map[int]bool // ids of nodes that stay in Spark
+		elided   bool         // the streamed sort (id 11) of the join (id 10)
+		rootFree bool         // nothing reads the root's order
 	}{
-		{"under an aggregate", orderNode(0, "HashAggregateExec", orderNode(1, "ProjectExec", smj(10))), nil, true},
-		{"under an exchange", orderNode(0, "ShuffleExchangeExec", orderNode(1, "FilterExec", smj(10))), nil, true},
-		{"the root", orderNode(0, "ProjectExec", smj(10)), nil, false},
+		{"under an aggregate", orderNode(0, "HashAggregateExec", orderNode(1, "ProjectExec", smj(10))), nil, true, false},
+		{"under an exchange", orderNode(0, "ShuffleExchangeExec", orderNode(1, "FilterExec", smj(10))), nil, true, false},
+		{"the root", orderNode(0, "ProjectExec", smj(10)), nil, false, false},
+		{"the root of a query without order", orderNode(0, "ProjectExec", smj(10)), nil, true, true},
 		{"under a Spark operator", orderNode(0, "HashAggregateExec", orderNode(1, "WindowExec", smj(10))),
-			map[int]bool{1: true}, false},
-		{"under a native window-like unknown", orderNode(0, "HashAggregateExec", orderNode(1, "ExpandExec", smj(10))), nil, false},
+			map[int]bool{1: true}, false, false},
+		{"under a native window-like unknown", orderNode(0, "HashAggregateExec", orderNode(1, "ExpandExec", smj(10))), nil, false, false},
 		{"streamed side of a parent merge join read", orderNode(0, "ProjectExec",
-			orderNode(1, "SortMergeJoinExec", smj(10), orderNode(2, "ScanExec"))), nil, false},
+			orderNode(1, "SortMergeJoinExec", smj(10), orderNode(2, "ScanExec"))), nil, false, false},
 		{"streamed side of a parent merge join not read", orderNode(0, "HashAggregateExec",
-			orderNode(1, "SortMergeJoinExec", smj(10), orderNode(2, "ScanExec"))), nil, true},
+			orderNode(1, "SortMergeJoinExec", smj(10), orderNode(2, "ScanExec"))), nil, true, false},
 		{"build side of a hash join", orderNode(0, "ProjectExec",
-			orderNode(1, "ShuffledHashJoinExec", smj(10), orderNode(2, "ScanExec"))), nil, true},
+			orderNode(1, "ShuffledHashJoinExec", smj(10), orderNode(2, "ScanExec"))), nil, true, false},
 		{"streamed side of a hash join", orderNode(0, "ProjectExec",
-			orderNode(1, "ShuffledHashJoinExec", orderNode(2, "ScanExec"), smj(10))), nil, false},
+			orderNode(1, "ShuffledHashJoinExec", orderNode(2, "ScanExec"), smj(10))), nil, false, false},
 	}
 	for _, c := range cases {
 		resp := &plan.PlanResponse{}
@@ -59,7 +61,7 @@ func TestElideUnreadOrder(t *testing.T) {
 			resp.Decisions = append(resp.Decisions, plan.Decision{ID: n.ID, Native: !c.spark[n.ID]})
 		}
 		add(c.root)
-		elideUnreadOrder(c.root, resp)
+		elideUnreadOrder(c.root, resp, !c.rootFree)
 		var sortD, joinD plan.Decision
 		for _, d := range resp.Decisions {
 			switch d.ID {
@@ -85,14 +87,18 @@ func TestUnreadHashJoinsAreUnordered(t *testing.T) {
 		root      *plan.Node
 		spark     map[int]bool
 		unordered bool
+		rootFree  bool
 	}{
-		{"under an aggregate", orderNode(0, "HashAggregateExec", orderNode(1, "FilterExec", shj(10))), nil, true},
-		{"under an exchange", orderNode(0, "ShuffleExchangeExec", shj(10)), nil, true},
-		{"the root", orderNode(0, "ProjectExec", shj(10)), nil, false},
-		{"under a limit at the root", orderNode(0, "GlobalLimitExec", shj(10)), nil, false},
+		{"under an aggregate", orderNode(0, "HashAggregateExec", orderNode(1, "FilterExec", shj(10))), nil, true, false},
+		{"under an exchange", orderNode(0, "ShuffleExchangeExec", shj(10)), nil, true, false},
+		{"the root", orderNode(0, "ProjectExec", shj(10)), nil, false, false},
+		{"the root of a query without order", orderNode(0, "ProjectExec", shj(10)), nil, true, true},
+		{"under a Spark operator of a query without order", orderNode(0, "WindowExec", shj(10)),
+			map[int]bool{0: true}, false, true},
+		{"under a limit at the root", orderNode(0, "GlobalLimitExec", shj(10)), nil, false, false},
 		{"under a Spark operator", orderNode(0, "HashAggregateExec", orderNode(1, "WindowExec", shj(10))),
-			map[int]bool{1: true}, false},
-		{"in Spark itself", orderNode(0, "HashAggregateExec", shj(10)), map[int]bool{10: true}, false},
+			map[int]bool{1: true}, false, false},
+		{"in Spark itself", orderNode(0, "HashAggregateExec", shj(10)), map[int]bool{10: true}, false, false},
 	}
 	for _, c := range cases {
 		resp := &plan.PlanResponse{}
@@ -104,7 +110,7 @@ func TestUnreadHashJoinsAreUnordered(t *testing.T) {
 			resp.Decisions = append(resp.Decisions, plan.Decision{ID: n.ID, Native: !c.spark[n.ID]})
 		}
 		add(c.root)
-		elideUnreadOrder(c.root, resp)
+		elideUnreadOrder(c.root, resp, !c.rootFree)
 		for _, d := range resp.Decisions {
 			if d.ID == 10 && d.Unordered != c.unordered {
 				t.Errorf("%s: join unordered %v, want %v", c.name, d.Unordered, c.unordered)

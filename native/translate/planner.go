@@ -14,7 +14,7 @@ import (
 func Decide(req *plan.PlanRequest) *plan.PlanResponse {
 	resp := &plan.PlanResponse{}
 	decide(req.Plan, &req.Conf, resp)
-	elideUnreadOrder(req.Plan, resp)
+	elideUnreadOrder(req.Plan, resp, !req.RootOrderFree)
 	return resp
 }
 

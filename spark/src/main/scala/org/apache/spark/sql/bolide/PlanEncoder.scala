@@ -10,6 +10,7 @@ import com.fasterxml.jackson.core.{JsonFactory, JsonGenerator}
 
 import org.apache.spark.sql.catalyst.{FileSourceOptions, InternalRow}
 import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, AttributeReference, BoundReference, Expression, Literal, PlanExpression}
+import org.apache.spark.sql.catalyst.plans.logical
 import org.apache.spark.sql.catalyst.plans.physical.RangePartitioning
 import org.apache.spark.sql.catalyst.util.CaseInsensitiveMap
 import org.apache.spark.sql.bolide.shuffle.{BolideShuffleExchangeExec, BolideShuffleManager}
@@ -56,7 +57,23 @@ object PlanEncoder {
       g.writeStartObject()
       g.writeFieldName("conf"); writeConf(g, conf)
       g.writeFieldName("plan"); writeNode(g, plan, ids, _ => Encode)
+      g.writeBooleanField("rootOrderFree", rootOrderFree(plan))
       g.writeEndObject()
+    }
+
+  /**
+   * Nothing reads the order of the plan's root: the logical plan it comes from has no sort and no
+   * limit (a limit's rows depend on the order), and the root has more than one partition (with
+   * one, Spark may have dropped a global sort that the root's order satisfied: RemoveRedundantSorts).
+   * Without a logical link, its order is taken as read.
+   */
+  private def rootOrderFree(plan: SparkPlan): Boolean =
+    plan.outputPartitioning.numPartitions > 1 && plan.logicalLink.exists { l =>
+      !l.exists {
+        case _: logical.Sort | _: logical.GlobalLimit | _: logical.LocalLimit | _: logical.Tail |
+            _: logical.Offset => true
+        case _ => false
+      }
     }
 
   /** The conf snapshot alone, as JSON. */
