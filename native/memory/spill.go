@@ -11,6 +11,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
+	arrowmem "github.com/apache/arrow-go/v18/arrow/memory"
 )
 
 // SpillFiles creates and tracks one task's spill files in Spark's local directories (the
@@ -185,16 +186,36 @@ func (w *SpillWriter) Write(rec arrow.RecordBatch) error {
 }
 
 func dataBytes(d arrow.ArrayData) int64 {
-	var n int64
-	for _, b := range d.Buffers() {
+	// A slice (a partition of a batch) counts its own rows, not the buffers it shares.
+	n, bufs := int64(d.Len()), d.Buffers()
+	switch t := d.DataType().(type) {
+	case *arrow.BooleanType:
+		return validityBytes(bufs, n) + (n+7)/8
+	case arrow.FixedWidthDataType:
+		return validityBytes(bufs, n) + n*int64(t.BitWidth()/8)
+	case *arrow.StringType, *arrow.BinaryType:
+		if len(bufs) == 3 && bufs[1] != nil && n > 0 {
+			offs := arrow.Int32Traits.CastFromBytes(bufs[1].Bytes())[d.Offset() : d.Offset()+int(n)+1]
+			return validityBytes(bufs, n) + (n+1)*4 + int64(offs[n]-offs[0])
+		}
+	}
+	var total int64
+	for _, b := range bufs {
 		if b != nil {
-			n += int64(b.Len())
+			total += int64(b.Len())
 		}
 	}
 	for _, c := range d.Children() {
-		n += dataBytes(c)
+		total += dataBytes(c)
 	}
-	return n
+	return total
+}
+
+func validityBytes(bufs []*arrowmem.Buffer, n int64) int64 {
+	if len(bufs) == 0 || bufs[0] == nil {
+		return 0
+	}
+	return (n + 7) / 8
 }
 
 // Rows returns the rows written.

@@ -48,7 +48,7 @@ type graceState struct {
 	part  int       // the next partition to join
 	sub   *HashJoin // the join of the partition being output
 	parts []uint8
-	sels  [graceParts][]int32
+	order []int32 // rows in partition order (graceWrite)
 }
 
 const (
@@ -227,18 +227,46 @@ func (h *HashJoin) graceWrite(side int, cols []arrow.Array, n int, keepNulls boo
 	if err := g.partition(cols[:nk], n, valid, parts, h.level); err != nil {
 		return err
 	}
-	for p := range g.sels {
-		g.sels[p] = g.sels[p][:0]
+	// One gather puts the rows in partition order (a counting sort of their partitions); each
+	// partition's rows are then a slice of it: one allocation per column, not one per partition.
+	var counts [graceParts + 1]int
+	for _, p := range parts {
+		if p != 0xff {
+			counts[p+1]++
+		}
 	}
+	for p := 1; p <= graceParts; p++ {
+		counts[p] += counts[p-1]
+	}
+	total := counts[graceParts]
+	if total == 0 {
+		return nil
+	}
+	order := resize(g.order, total)
+	g.order = order
+	next := counts
 	for i, p := range parts {
 		if p != 0xff {
-			g.sels[p] = append(g.sels[p], int32(i))
+			order[next[p]] = int32(i)
+			next[p]++
+		}
+	}
+	taken := make([]arrow.Array, len(cols))
+	defer releaseAll(taken)
+	for c, col := range cols {
+		if col == nil {
+			continue
+		}
+		var err error
+		if taken[c], err = columnar.Take(h.st.ctx.Alloc, col, order); err != nil {
+			return err
 		}
 	}
 	s := &g.sides[side]
-	for p := range g.sels {
-		sel := g.sels[p]
-		if len(sel) == 0 {
+	out := make([]arrow.Array, len(cols))
+	for p := 0; p < graceParts; p++ {
+		lo, hi := counts[p], counts[p+1]
+		if lo == hi {
 			continue
 		}
 		if s.writers[p] == nil {
@@ -248,19 +276,14 @@ func (h *HashJoin) graceWrite(side int, cols []arrow.Array, n int, keepNulls boo
 			}
 			s.writers[p] = w
 		}
-		out := make([]arrow.Array, len(cols))
-		for c, col := range cols {
+		for c, col := range taken {
 			if col == nil {
-				out[c] = array.NewNull(len(sel))
-				continue
-			}
-			var err error
-			if out[c], err = columnar.Take(h.st.ctx.Alloc, col, sel); err != nil {
-				releaseAll(out)
-				return err
+				out[c] = array.NewNull(hi - lo)
+			} else {
+				out[c] = array.NewSlice(col, int64(lo), int64(hi))
 			}
 		}
-		rec := array.NewRecordBatch(s.schema, out, int64(len(sel)))
+		rec := array.NewRecordBatch(s.schema, out, int64(hi-lo))
 		releaseAll(out)
 		err := s.writers[p].Write(rec)
 		rec.Release()

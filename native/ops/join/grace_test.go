@@ -71,8 +71,8 @@ func TestGraceJoinGivesTheSameRows(t *testing.T) {
 				}
 				c := joinCase{keyTypes: keys, typ: sh.typ, build: sh.build, cond: cond, normalize: true}
 				types := c.sideTypes(t)
-				left := coltest.GenRows(rng, types, 6000, 0.05, genValue)
-				right := coltest.GenRows(rng, types, 6000, 0.05, genValue)
+				left := coltest.GenRows(rng, types, 3000, 0.05, genValue)
+				right := coltest.GenRows(rng, types, 3000, 0.05, genValue)
 				// The first key over a wide domain (nulls kept), so that rows have a few matches each.
 				for _, side := range [][][]any{left, right} {
 					for i := range side {
@@ -82,15 +82,15 @@ func TestGraceJoinGivesTheSameRows(t *testing.T) {
 						}
 						switch keys[0] {
 						case "long":
-							side[i][0] = int64(rng.IntN(4000))
+							side[i][0] = int64(rng.IntN(2000))
 						case "integer":
-							side[i][0] = int64(rng.IntN(4000))
+							side[i][0] = int64(rng.IntN(2000))
 						case "string":
-							side[i][0] = fmt.Sprintf("key-%d", rng.IntN(4000))
+							side[i][0] = fmt.Sprintf("key-%d", rng.IntN(2000))
 						}
 					}
 				}
-				if spilled := c.runGrace(t, rng, left, right, 256<<10); spilled == 0 {
+				if spilled := c.runGrace(t, rng, left, right, 128<<10); spilled == 0 {
 					t.Errorf("%s: nothing spilled", c)
 				}
 			}
