@@ -2,6 +2,7 @@ package join
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -154,6 +155,12 @@ func (b *buildRows) keepRows(in *columnar.Batch, sel []int32, refs *[]columnar.R
 			c = in.Cols[i]
 		} else {
 			c = b.keyCols[i-len(in.Cols)]
+			// A key that is a kept column (evaluated as the column itself) shares its copy.
+			if j := slices.Index(in.Cols, c); j >= 0 && cols[j] != nil {
+				cols[j].Retain()
+				cols[i] = cols[j]
+				continue
+			}
 		}
 		var err error
 		if cols[i], err = columnar.Take(b.ctx.Alloc, c, sel); err != nil {
