@@ -104,12 +104,23 @@ class ShuffledJoinSuite extends BolideSuiteBase {
   }
 
   @Test def buildSideSortIsNotRun(): Unit = shuffled {
-    // The streamed side keeps its sort (the join's order is its order); the build side's goes.
-    val df = checkNative("SELECT /*+ MERGE(r) */ l.id, r.id FROM jl l JOIN jr r ON l.k = r.k", Seq(Smj))
+    // Under a limit (whose rows depend on the order) the streamed side keeps its sort (the join's
+    // order is its order); the build side's goes.
+    val df = checkNative("SELECT /*+ MERGE(r) */ l.id, r.id FROM jl l JOIN jr r ON l.k = r.k LIMIT 100000000",
+      Seq(Smj))
     val plan = df.queryExecution.executedPlan
     val sorts = planNodes(plan).count(_.nodeName == "BolideSort")
     assertEquals(s"one sort under the join:\n$plan", 1, sorts)
     assertTrue(s"Spark sort left:\n$plan", !planNodes(plan).exists(_.isInstanceOf[SortExec]))
+  }
+
+  @Test def resultOfAQueryWithoutOrderIsNotSorted(): Unit = shuffled {
+    // No ORDER BY, no LIMIT: nothing reads the order of the query's result, so neither side of the
+    // join at its root is sorted.
+    val df = checkNative("SELECT /*+ MERGE(r) */ l.id, r.id FROM jl l JOIN jr r ON l.k = r.k", Seq(Smj))
+    val plan = df.queryExecution.executedPlan
+    assertEquals(s"sorts under the join:\n$plan", 0,
+      planNodes(plan).count(p => p.nodeName == "BolideSort" || p.isInstanceOf[SortExec]))
   }
 
   @Test def unreadOrderIsNotMade(): Unit = shuffled {
