@@ -48,10 +48,11 @@ test-go: lint
 	cd native && go test -count=1 -run '^(TestJoinAgainstReference|TestSpillGivesTheSameGroups)$$' ./ops/join ./ops/aggregate
 	bash scripts/parquet-corpus.sh
 
-# TpchSuite and TpcdsTablesSuite read TPC-H and TPC-DS SF 0.01, ClusterSuite runs executors from
-# Spark's distribution (each made once, cached under data/; the suites would make them too, this
-# only keeps the one-time generator install and download outside of Surefire's output).
-test-jvm: $(NATIVE_LIB) data/tpch/sf0.01/_COMPLETE data/tpcds/sf0.01/_COMPLETE data/spark/spark-4.1.3/_COMPLETE
+# TpchSuite and TpcdsTablesSuite read TPC-H and TPC-DS SF 0.01, TpchSmallPoolSuite TPC-H SF 0.1,
+# ClusterSuite runs executors from Spark's distribution (each made once, cached under data/; the
+# suites would make them too, this only keeps the one-time generator install and download outside
+# of Surefire's output).
+test-jvm: $(NATIVE_LIB) data/tpch/sf0.01/_COMPLETE data/tpch/sf0.1/_COMPLETE data/tpcds/sf0.01/_COMPLETE data/spark/spark-4.1.3/_COMPLETE
 	mvn -B -ntp -f spark/pom.xml test
 	$(MAKE) test-iceberg-latest
 

@@ -83,8 +83,7 @@ abstract class TpchQueries(format: String, scanName: String) extends BolideSuite
 
   private def check(n: Int): Unit = {
     val name = f"q$n%02d"
-    val sql = new String(Files.readAllBytes(new File(GeneratedData.repoRoot, s"tpch/queries/q$n.sql").toPath),
-      StandardCharsets.UTF_8)
+    val sql = querySql(n)
     val (keys, limit) = OrderBy(n)
     val t0 = System.nanoTime()
     val expected = withConf("spark.bolide.enabled" -> "false") {
@@ -160,7 +159,15 @@ object TpchSuite {
   val Tables = Seq("customer", "lineitem", "nation", "orders", "part", "partsupp", "region", "supplier")
 
   /** Generates the data once (cached under data/tpch/, reused by later runs) and returns its dir. */
-  lazy val dataDir: File = GeneratedData.dir("scripts/tpch-data.sh", ScaleFactor)
+  lazy val dataDir: File = dataDirFor(ScaleFactor)
+
+  /** The data at `scaleFactor` (data/tpch/sf<scaleFactor>, generated once by scripts/tpch-data.sh). */
+  def dataDirFor(scaleFactor: String): File = GeneratedData.dir("scripts/tpch-data.sh", scaleFactor)
+
+  /** The text of query `n` (tpch/queries/qN.sql). */
+  def querySql(n: Int): String =
+    new String(Files.readAllBytes(new File(GeneratedData.repoRoot, s"tpch/queries/q$n.sql").toPath),
+      StandardCharsets.UTF_8)
 
   /** Native operators in the plans AQE reports while a query executes (its stages as they ran). */
   object StageListener extends SparkListener {
