@@ -27,8 +27,9 @@ import (
 type tzZone struct {
 	name string
 	// trans[i] is the UTC second at which offs[i+1] (seconds east of UTC) starts; offs[0] applies
-	// before trans[0]. The table covers instants before tableEnd; later ones ask loc (Go then
-	// applies the zone's TZ rule, as java.time applies its last rules).
+	// before trans[0]. The table covers instants before tableEnd (2400, or where Go's periods
+	// stop being listed); later ones ask loc (Go then applies the zone's TZ rule, as java.time
+	// applies its last rules).
 	trans    []int64
 	offs     []int64
 	tableEnd int64
@@ -202,8 +203,9 @@ func tabulate(id string, loc *time.Location) *tzZone {
 			break
 		}
 		if !end.After(t) {
-			// Past the last listed transition Go derives periods from the TZ rule per year and
-			// reports a period ending at t itself at a year's end: from here on, ask loc.
+			// Past the last listed transition Go derives periods from the TZ rule year by year
+			// and reports the period of a year's last instant as ending there: from here on,
+			// ask loc (offsetCache keeps the periods it reports).
 			z.tableEnd = t.Unix()
 			break
 		}
@@ -255,7 +257,12 @@ func (c *offsetCache) offset(sec int64) int64 {
 	}
 	z := c.z
 	if sec >= z.tableEnd {
-		return z.offsetAt(sec)
+		tm := time.Unix(sec, 0).In(z.loc)
+		_, off := tm.Zone()
+		if start, end := tm.ZoneBounds(); end.After(tm) && !start.After(tm) {
+			c.from, c.to, c.off = start.Unix(), end.Unix(), int64(off)
+		}
+		return int64(off)
 	}
 	tr := z.trans
 	lo, hi := 0, len(tr)

@@ -34,17 +34,44 @@ func TestZoneIDs(t *testing.T) {
 	}
 }
 
+// step is 6 hours to 2100, then 3 days (the transitions themselves are checked one by one).
+func step(s int64) int64 {
+	if s < 4102444800 {
+		return 6 * 3600
+	}
+	return 3 * 86400
+}
+
 // TestZoneOffsets checks the tabulated offsets against Go's time package every 6 hours over
-// 1900-2100 and around each transition, and past the table (TZ rule).
+// 1900-2100 (3 days to 2400), around each transition, and past the table (TZ rule).
 func TestZoneOffsets(t *testing.T) {
 	for _, id := range []string{"America/Los_Angeles", "Europe/Berlin", "Australia/Lord_Howe", "Asia/Kolkata", "UTC"} {
 		z := mustZone(t, id)
 		loc, _ := time.LoadLocation(id)
 		oc := newOffsetCache(z)
 		want := func(s int64) int64 { _, o := time.Unix(s, 0).In(loc).Zone(); return int64(o) }
-		for s := int64(-2208988800); s < 4102444800; s += 6 * 3600 {
+		for s := int64(-2208988800); s < tzTableEnd+86400*400; s += step(s) {
 			if got, w := oc.offset(s), want(s); got != w {
 				t.Fatalf("%s at %d: %d, want %d", id, s, got, w)
+			}
+		}
+		// Past the table: each change of offset between samples, found to the second.
+		for s := z.tableEnd; s < tzTableEnd+86400*400; s += 3 * 86400 {
+			if want(s) == want(s+3*86400) {
+				continue
+			}
+			lo, hi := s, s+3*86400
+			for hi-lo > 1 {
+				if m := lo + (hi-lo)/2; want(m) == want(s) {
+					lo = m
+				} else {
+					hi = m
+				}
+			}
+			for _, x := range []int64{lo - 1, lo, hi, hi + 1} {
+				if got, w := oc.offset(x), want(x); got != w {
+					t.Fatalf("%s at %d (past the table): %d, want %d", id, x, got, w)
+				}
 			}
 		}
 		for _, tr := range z.trans {
