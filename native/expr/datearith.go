@@ -26,8 +26,8 @@ import (
 //     31-day months, rounded to 8 digits with Math.round when roundOff (a literal here).
 //   - NextDay: the first date after start on the named day (getDayOfWeekFromString: "SU", "SUN",
 //     "SUNDAY", ... after String.toUpperCase(Locale.ROOT)). An unknown name is null outside ANSI;
-//     in ANSI Spark raises ILLEGAL_DAY_OF_WEEK (a SparkIllegalArgumentException), which this
-//     engine does not reproduce: ANSI next_day is native only for a valid literal name.
+//     in ANSI it raises ILLEGAL_DAY_OF_WEEK with the name as Java decodes it (the JVM rethrows
+//     it as Spark's SparkIllegalArgumentException), on rows whose start date is not null.
 //   - MakeDate: LocalDate.of(year, month, day); an invalid date is null outside ANSI. ANSI
 //     make_date (DATETIME_FIELD_OUT_OF_BOUNDS with java.time's message) is refused. A year
 //     whose date is outside the int day range fails in Spark (ArithmeticException from
@@ -36,7 +36,7 @@ import (
 func init() {
 	Register("AddMonths", "add_months(date, int): LocalDate.plusMonths (day clamped to the month's end); a result outside the int day range fails as in Spark", translateAddMonths)
 	Register("MonthsBetween", "months_between(ts1, ts2[, roundOff]): DateTimeUtils.monthsBetween in the session time zone; roundOff a literal", translateMonthsBetween)
-	Register("NextDay", "next_day(date, dayName): the next such day; an unknown name is null outside ANSI (in ANSI only a valid literal name is native)", translateNextDay)
+	Register("NextDay", "next_day(date, dayName): the next such day; an unknown name is null outside ANSI, ILLEGAL_DAY_OF_WEEK in ANSI as in Spark", translateNextDay)
 	Register("MakeDate", "make_date(y, m, d): LocalDate.of, null for an invalid date outside ANSI (ANSI make_date stays in Spark)", translateMakeDate)
 }
 
@@ -321,11 +321,12 @@ func nextDateForDayOfWeek(start, dow int32) int32 {
 
 type nextDay struct {
 	start, name Expr
-	fixed       int32 // the literal name's day, or dowInvalid when the name is a column
+	fixed       int32 // a valid literal name's day, else dowInvalid (the name read per row)
+	ansi        bool  // failOnError: an unknown name raises ILLEGAL_DAY_OF_WEEK
 }
 
 func (e *nextDay) Type() sparktype.Type { return sparktype.DateType }
-func (e *nextDay) mayFail() bool        { return mayFail(e.start) || mayFail(e.name) }
+func (e *nextDay) mayFail() bool        { return e.ansi || mayFail(e.start) || mayFail(e.name) }
 func (e *nextDay) String() string       { return fmt.Sprintf("next_day(%s, %s)", e.start, e.name) }
 
 func translateNextDay(pe *plan.Expr, conf *plan.Conf) (Expr, error) {
@@ -344,25 +345,30 @@ func translateNextDay(pe *plan.Expr, conf *plan.Conf) (Expr, error) {
 	if s.Type().Kind != sparktype.Date || d.Type().Kind != sparktype.String {
 		return nil, unsupported("NextDay of %s and %s is not supported natively", s.Type(), d.Type())
 	}
-	e := &nextDay{start: s, name: d, fixed: dowInvalid}
+	e := &nextDay{start: s, name: d, fixed: dowInvalid, ansi: failOnError}
 	if lit, ok := d.(*Literal); ok {
 		if lit.IsNull() {
 			return newLiteral(sparktype.DateType, nil)
 		}
 		offs, data := binaryParts(lit.one)
 		e.fixed = dayOfWeekFromString(data[offs[0]:offs[1]])
-		if e.fixed == dowInvalid {
-			if failOnError {
-				return nil, unsupported("next_day with the invalid day name %s in ANSI mode raises ILLEGAL_DAY_OF_WEEK, not reproduced natively", lit)
-			}
+		if e.fixed == dowInvalid && !failOnError {
 			return newLiteral(sparktype.DateType, nil)
 		}
-		return e, nil
-	}
-	if failOnError {
-		return nil, unsupported("next_day with a day name that is not a literal in ANSI mode (an invalid name raises ILLEGAL_DAY_OF_WEEK, not reproduced natively) is not supported natively")
 	}
 	return e, nil
+}
+
+// javaString is new String(bytes, UTF_8) re-encoded: each malformed sequence one U+FFFD (the
+// text UTF8String.toString gives Spark's error message).
+func javaString(s []byte) string {
+	out := make([]byte, 0, len(s))
+	for i := 0; i < len(s); {
+		r, n := javaRune(s, i)
+		out = utf8.AppendRune(out, r)
+		i += n
+	}
+	return string(out)
 }
 
 func (e *nextDay) Eval(ctx *exec.TaskContext, b *columnar.Batch) (arrow.Array, error) {
@@ -396,6 +402,13 @@ func (e *nextDay) evalMasked(ctx *exec.TaskContext, b *columnar.Batch, active []
 		j := i & dm
 		dow := dayOfWeekFromString(data[offs[j]:offs[j+1]])
 		if dow == dowInvalid {
+			if e.ansi && rowFails(vbuf, active, i) {
+				obuf.Release()
+				if vbuf != nil {
+					vbuf.Release()
+				}
+				return nil, exec.IllegalDayOfWeek(javaString(data[offs[j]:offs[j+1]]))
+			}
 			out[i] = 0
 			if valid == nil {
 				if vbuf == nil {

@@ -58,12 +58,39 @@ class DateFunctionsSuite extends BolideSuiteBase {
 
   @Test def ansiForms(): Unit = withConf("spark.sql.ansi.enabled" -> "true") {
     checkNative("SELECT id, next_day(d, 'mon'), next_day(d, 'Fri') FROM dt_gen", Seq(Scan, Project))
-    // Only valid names and dates, so that Spark raises nothing: the refused forms run in Spark.
-    val nd = checkNative("SELECT id, next_day(d, dname) FROM dt_gen WHERE dname IN ('MO', 'tue', 'Wednesday', 'THU')",
-      Seq(Scan))
-    assertTrue(bolideReport(nd), bolideReport(nd).contains("ILLEGAL_DAY_OF_WEEK"))
+    checkNative("SELECT id, next_day(d, dname) FROM dt_gen WHERE dname IN ('MO', 'tue', 'Wednesday', 'THU')",
+      Seq(Scan, Project))
+    // An unknown name: Spark's ILLEGAL_DAY_OF_WEEK (a SparkIllegalArgumentException), the same
+    // message with Bolide on; a column of names fails with the same class (which name a task
+    // meets first is not deterministic).
+    Seq("SELECT id, next_day(d, 'xy') FROM dt_gen", "SELECT id, next_day(d, dname) FROM dt_gen").foreach { q =>
+      val expected = withConf("spark.bolide.enabled" -> "false")(intercept(spark.sql(q).collect()))
+      val df = spark.sql(q)
+      val actual = intercept(df.collect())
+      assertEquals(s"error class for $q", errorClassOf(expected), errorClassOf(actual))
+      assertEquals(Some("ILLEGAL_DAY_OF_WEEK"), errorClassOf(actual))
+      assertTrue(messages(actual), illegalArgument(actual))
+      if (q.contains("'xy'")) assertEquals(sparkMessage(expected), sparkMessage(actual))
+      assertTrue(s"native Project must have run: $q", nativeOperators(df).contains(Project))
+    }
+    // ANSI make_date stays in Spark, with its reason (valid dates only, so Spark raises nothing).
     val md = checkNative("SELECT id, make_date(y, m, 1) FROM dt_gen WHERE m BETWEEN 1 AND 12", Seq(Scan))
     assertTrue(bolideReport(md), bolideReport(md).contains("make_date in ANSI mode"))
+  }
+
+  private def intercept(body: => Any): Throwable = {
+    try { body } catch { case t: Throwable => return t }
+    fail("expected an exception")
+    null
+  }
+
+  private def causes(t: Throwable): Iterator[Throwable] = Iterator.iterate(t)(_.getCause).takeWhile(_ != null)
+
+  private def illegalArgument(t: Throwable): Boolean =
+    causes(t).exists(_.isInstanceOf[org.apache.spark.SparkIllegalArgumentException])
+
+  private def sparkMessage(t: Throwable): Option[String] = causes(t).collectFirst {
+    case s: org.apache.spark.SparkIllegalArgumentException => s.getMessage
   }
 }
 
