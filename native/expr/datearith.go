@@ -28,16 +28,17 @@ import (
 //     "SUNDAY", ... after String.toUpperCase(Locale.ROOT)). An unknown name is null outside ANSI;
 //     in ANSI it raises ILLEGAL_DAY_OF_WEEK with the name as Java decodes it (the JVM rethrows
 //     it as Spark's SparkIllegalArgumentException), on rows whose start date is not null.
-//   - MakeDate: LocalDate.of(year, month, day); an invalid date is null outside ANSI. ANSI
-//     make_date (DATETIME_FIELD_OUT_OF_BOUNDS with java.time's message) is refused. A year
-//     whose date is outside the int day range fails in Spark (ArithmeticException from
-//     toIntExact, not caught) and here.
+//   - MakeDate: LocalDate.of(year, month, day); an invalid date is null outside ANSI, and in ANSI
+//     raises DATETIME_FIELD_OUT_OF_BOUNDS.WITH_SUGGESTION with the DateTimeException's message
+//     (QueryExecutionErrors.ansiDateTimeArgumentOutOfRange; the JVM rethrows it as Spark's
+//     SparkDateTimeException). A year whose date is outside the int day range fails in Spark
+//     (ArithmeticException from toIntExact, not caught) and here.
 
 func init() {
 	Register("AddMonths", "add_months(date, int): LocalDate.plusMonths (day clamped to the month's end); a result outside the int day range fails as in Spark", translateAddMonths)
 	Register("MonthsBetween", "months_between(ts1, ts2[, roundOff]): DateTimeUtils.monthsBetween in the session time zone; roundOff a literal", translateMonthsBetween)
 	Register("NextDay", "next_day(date, dayName): the next such day; an unknown name is null outside ANSI, ILLEGAL_DAY_OF_WEEK in ANSI as in Spark", translateNextDay)
-	Register("MakeDate", "make_date(y, m, d): LocalDate.of, null for an invalid date outside ANSI (ANSI make_date stays in Spark)", translateMakeDate)
+	Register("MakeDate", "make_date(y, m, d): LocalDate.of; an invalid date is null outside ANSI, DATETIME_FIELD_OUT_OF_BOUNDS with java.time's message in ANSI, as in Spark", translateMakeDate)
 }
 
 // javaRound is Math.round(double): the closest long, ties toward positive infinity, NaN 0,
@@ -431,7 +432,10 @@ func (e *nextDay) evalMasked(ctx *exec.TaskContext, b *columnar.Batch, active []
 
 // ---- MakeDate ----
 
-type makeDate struct{ year, month, day Expr }
+type makeDate struct {
+	year, month, day Expr
+	ansi             bool // failOnError: an invalid date raises DATETIME_FIELD_OUT_OF_BOUNDS
+}
 
 func (e *makeDate) Type() sparktype.Type { return sparktype.DateType }
 func (e *makeDate) mayFail() bool        { return true }
@@ -444,9 +448,6 @@ func translateMakeDate(pe *plan.Expr, conf *plan.Conf) (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	if failOnError {
-		return nil, unsupported("make_date in ANSI mode (an invalid date raises DATETIME_FIELD_OUT_OF_BOUNDS with java.time's message, not reproduced natively) is not supported natively")
-	}
 	var args [3]Expr
 	for i, f := range []string{"year", "month", "day"} {
 		if args[i], err = translateChild(pe, f, conf); err != nil {
@@ -456,7 +457,7 @@ func translateMakeDate(pe *plan.Expr, conf *plan.Conf) (Expr, error) {
 			return nil, unsupported("MakeDate of %s %s is not supported natively", f, args[i].Type())
 		}
 	}
-	return &makeDate{year: args[0], month: args[1], day: args[2]}, nil
+	return &makeDate{year: args[0], month: args[1], day: args[2], ansi: failOnError}, nil
 }
 
 func (e *makeDate) Eval(ctx *exec.TaskContext, b *columnar.Batch) (arrow.Array, error) {
@@ -499,6 +500,13 @@ func (e *makeDate) evalMasked(ctx *exec.TaskContext, b *columnar.Batch, active [
 		y, m, d := ys[i&ym], ms[i&mm], ds[i&dm]
 		// LocalDate.of: year within +-999999999, month 1-12, day within the month.
 		if y < -999_999_999 || y > 999_999_999 || m < 1 || m > 12 || d < 1 || d > lengthOfMonth64(int64(y), m) {
+			if e.ansi && (valid == nil || bitutil.BitIsSet(valid, i)) && isActive(active, i) {
+				obuf.Release()
+				if vbuf != nil {
+					vbuf.Release()
+				}
+				return nil, exec.DatetimeFieldOutOfBounds(localDateOfMessage(y, m, d))
+			}
 			out[i] = 0
 			if valid == nil {
 				vbuf, valid = newBitmap(ctx.Alloc, n)
@@ -525,6 +533,26 @@ func (e *makeDate) evalMasked(ctx *exec.TaskContext, b *columnar.Batch, active [
 		nulls = countNulls(valid, n)
 	}
 	return finish(dt, n, vbuf, obuf, nulls), nil
+}
+
+var monthNames = [13]string{"", "JANUARY", "FEBRUARY", "MARCH", "APRIL", "MAY", "JUNE", "JULY", "AUGUST",
+	"SEPTEMBER", "OCTOBER", "NOVEMBER", "DECEMBER"}
+
+// localDateOfMessage is the message of the DateTimeException LocalDate.of(y, m, d) throws for an
+// invalid date: the fields are checked in order (ValueRange.checkValidValue's text), then the day
+// against the month's length (LocalDate.create's text).
+func localDateOfMessage(y, m, d int32) string {
+	switch {
+	case y < -999_999_999 || y > 999_999_999:
+		return fmt.Sprintf("Invalid value for Year (valid values -999999999 - 999999999): %d", y)
+	case m < 1 || m > 12:
+		return fmt.Sprintf("Invalid value for MonthOfYear (valid values 1 - 12): %d", m)
+	case d < 1 || d > 31:
+		return fmt.Sprintf("Invalid value for DayOfMonth (valid values 1 - 28/31): %d", d)
+	case d == 29:
+		return fmt.Sprintf("Invalid date 'February 29' as '%d' is not a leap year", y)
+	}
+	return fmt.Sprintf("Invalid date '%s %d'", monthNames[m], d)
 }
 
 // andActiveValidIf narrows active to the rows where o is valid when a later argument may fail

@@ -144,7 +144,28 @@ func TestMakeDate(t *testing.T) {
 	expectRows(t, "make_date invalid month of a huge year", got, err, "null")
 	got, err = run(t, md(false), column(t, "integer", -1000000000), column(t, "integer", 1), column(t, "integer", 1))
 	expectRows(t, "make_date year out of LocalDate's range", got, err, "null")
-	expectRefused(t, "ANSI make_date", md(true), "ANSI")
+	got, err = run(t, md(true), column(t, "integer", 2020, nil, 1), column(t, "integer", 2, 13, 1), column(t, "integer", 29, 1, 1))
+	expectRows(t, "ANSI make_date valid", got, err, "18321", "null", "-719162")
+	for _, c := range []struct {
+		y, m, d int
+		msg     string
+	}{
+		{2019, 2, 29, "Invalid date 'February 29' as '2019' is not a leap year"},
+		{2020, 4, 31, "Invalid date 'APRIL 31'"},
+		{2020, 2, 30, "Invalid date 'FEBRUARY 30'"},
+		{2020, 13, 40, "Invalid value for MonthOfYear (valid values 1 - 12): 13"},
+		{2020, 0, 1, "Invalid value for MonthOfYear (valid values 1 - 12): 0"},
+		{2020, 1, 32, "Invalid value for DayOfMonth (valid values 1 - 28/31): 32"},
+		{2020, 1, 0, "Invalid value for DayOfMonth (valid values 1 - 28/31): 0"},
+		{-1000000000, 13, 1, "Invalid value for Year (valid values -999999999 - 999999999): -1000000000"},
+	} {
+		_, err = run(t, md(true), column(t, "integer", 2000, c.y), column(t, "integer", 1, c.m), column(t, "integer", 1, c.d))
+		expectSparkError(t, "ANSI make_date "+c.msg, err, "DATETIME_FIELD_OUT_OF_BOUNDS.WITH_SUGGESTION",
+			map[string]string{"rangeMessage": c.msg, "ansiConfig": `"spark.sql.ansi.enabled"`})
+	}
+	// Not on a row whose year is null.
+	got, err = run(t, md(true), column(t, "integer", nil), column(t, "integer", 2), column(t, "integer", 30))
+	expectRows(t, "ANSI make_date null year", got, err, "null")
 }
 
 func TestTrunc(t *testing.T) {

@@ -13,7 +13,8 @@ import org.apache.spark.sql.SparkSession
  * time zones. The input (4000 rows, several Parquet files) has dates from year 1 to 9999 (many
  * month ends), timestamps from year 1 to 9999 and next to every DST transition of four zones
  * from 1850 to 2100 (java.time's own rules pick the instants), and nulls. Timestamps results are
- * compared as unix_micros, so that two instants of a DST overlap never print alike.
+ * compared as unix_micros, so that two instants of a DST overlap never print alike. ANSI errors
+ * (next_day of an unknown name, make_date of an invalid date) must match Spark's.
  */
 class DateFunctionsSuite extends BolideSuiteBase {
   private val Scan = "BolideScan"
@@ -60,22 +61,28 @@ class DateFunctionsSuite extends BolideSuiteBase {
     checkNative("SELECT id, next_day(d, 'mon'), next_day(d, 'Fri') FROM dt_gen", Seq(Scan, Project))
     checkNative("SELECT id, next_day(d, dname) FROM dt_gen WHERE dname IN ('MO', 'tue', 'Wednesday', 'THU')",
       Seq(Scan, Project))
-    // An unknown name: Spark's ILLEGAL_DAY_OF_WEEK (a SparkIllegalArgumentException), the same
-    // message with Bolide on; a column of names fails with the same class (which name a task
-    // meets first is not deterministic).
-    Seq("SELECT id, next_day(d, 'xy') FROM dt_gen", "SELECT id, next_day(d, dname) FROM dt_gen").foreach { q =>
+    // An unknown name: Spark's ILLEGAL_DAY_OF_WEEK (a SparkIllegalArgumentException), an invalid
+    // date: DATETIME_FIELD_OUT_OF_BOUNDS.WITH_SUGGESTION (a SparkDateTimeException) with
+    // java.time's message. Where every failing row fails alike the messages must be equal; a
+    // column of bad values fails with the same class (which row a task meets first is not
+    // deterministic).
+    checkNative("SELECT id, make_date(y, m, 1), make_date(y, 2, 28) FROM dt_gen WHERE m BETWEEN 1 AND 12",
+      Seq(Scan, Project))
+    Seq(("SELECT id, next_day(d, 'xy') FROM dt_gen", "ILLEGAL_DAY_OF_WEEK", true),
+      ("SELECT id, next_day(d, dname) FROM dt_gen", "ILLEGAL_DAY_OF_WEEK", false),
+      ("SELECT id, make_date(y, 2, 30) FROM dt_gen", "DATETIME_FIELD_OUT_OF_BOUNDS.WITH_SUGGESTION", true),
+      ("SELECT id, make_date(y, 14, 1) FROM dt_gen", "DATETIME_FIELD_OUT_OF_BOUNDS.WITH_SUGGESTION", true),
+      ("SELECT id, make_date(y, m, dd) FROM dt_gen", "DATETIME_FIELD_OUT_OF_BOUNDS.WITH_SUGGESTION", false)
+    ).foreach { case (q, cls, sameMessage) =>
       val expected = withConf("spark.bolide.enabled" -> "false")(intercept(spark.sql(q).collect()))
       val df = spark.sql(q)
       val actual = intercept(df.collect())
       assertEquals(s"error class for $q", errorClassOf(expected), errorClassOf(actual))
-      assertEquals(Some("ILLEGAL_DAY_OF_WEEK"), errorClassOf(actual))
-      assertTrue(messages(actual), illegalArgument(actual))
-      if (q.contains("'xy'")) assertEquals(sparkMessage(expected), sparkMessage(actual))
+      assertEquals(s"error class for $q", Some(cls), errorClassOf(actual))
+      assertEquals(s"exception for $q", sparkException(expected).map(_.getClass), sparkException(actual).map(_.getClass))
+      if (sameMessage) assertEquals(sparkException(expected).map(_.getMessage), sparkException(actual).map(_.getMessage))
       assertTrue(s"native Project must have run: $q", nativeOperators(df).contains(Project))
     }
-    // ANSI make_date stays in Spark, with its reason (valid dates only, so Spark raises nothing).
-    val md = checkNative("SELECT id, make_date(y, m, 1) FROM dt_gen WHERE m BETWEEN 1 AND 12", Seq(Scan))
-    assertTrue(bolideReport(md), bolideReport(md).contains("make_date in ANSI mode"))
   }
 
   private def intercept(body: => Any): Throwable = {
@@ -86,11 +93,10 @@ class DateFunctionsSuite extends BolideSuiteBase {
 
   private def causes(t: Throwable): Iterator[Throwable] = Iterator.iterate(t)(_.getCause).takeWhile(_ != null)
 
-  private def illegalArgument(t: Throwable): Boolean =
-    causes(t).exists(_.isInstanceOf[org.apache.spark.SparkIllegalArgumentException])
-
-  private def sparkMessage(t: Throwable): Option[String] = causes(t).collectFirst {
-    case s: org.apache.spark.SparkIllegalArgumentException => s.getMessage
+  /** The Spark exception that carries the error class. */
+  private def sparkException(t: Throwable): Option[Throwable] = causes(t).collectFirst {
+    case s: org.apache.spark.SparkThrowable if s.getCondition != null && !s.getCondition.startsWith("INTERNAL") &&
+      s.getCondition != "FAILED_EXECUTE_UDF" => s.asInstanceOf[Throwable]
   }
 }
 
