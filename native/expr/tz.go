@@ -6,6 +6,10 @@ import (
 	"strings"
 	"sync"
 	"time"
+	// The IANA database compiled into the library, which time.LoadLocation uses only where the
+	// system has none (an executor image without /usr/share/zoneinfo): the driver and the
+	// executors then agree on which zones are native.
+	_ "time/tzdata"
 
 	"github.com/bolide-dev/bolide/native/plan"
 )
