@@ -85,3 +85,18 @@ func CastOverflow(value, sourceType, targetType string) *SparkError {
 		Params: map[string]string{"value": value, "sourceType": sourceType, "targetType": targetType,
 			"ansiConfig": `"spark.sql.ansi.enabled"`}}
 }
+
+// IllegalDayOfWeek is Spark's ILLEGAL_DAY_OF_WEEK (ANSI next_day of an unknown day name, a
+// SparkIllegalArgumentException); name is the input as Java decodes it.
+func IllegalDayOfWeek(name string) *SparkError {
+	return &SparkError{Class: "ILLEGAL_DAY_OF_WEEK", Exception: "illegal-argument",
+		Params: map[string]string{"string": name}}
+}
+
+// DatetimeFieldOutOfBounds is Spark's DATETIME_FIELD_OUT_OF_BOUNDS.WITH_SUGGESTION
+// (QueryExecutionErrors.ansiDateTimeArgumentOutOfRange, a SparkDateTimeException); rangeMessage
+// is the message of the java.time exception Spark caught.
+func DatetimeFieldOutOfBounds(rangeMessage string) *SparkError {
+	return &SparkError{Class: "DATETIME_FIELD_OUT_OF_BOUNDS.WITH_SUGGESTION", Exception: "datetime",
+		Params: map[string]string{"rangeMessage": rangeMessage, "ansiConfig": `"spark.sql.ansi.enabled"`}}
+}

@@ -4,7 +4,7 @@ import scala.jdk.CollectionConverters._
 
 import com.fasterxml.jackson.databind.ObjectMapper
 
-import org.apache.spark.{QueryContext, SparkArithmeticException, SparkException, SparkNumberFormatException, SparkRuntimeException}
+import org.apache.spark.{QueryContext, SparkArithmeticException, SparkDateTimeException, SparkException, SparkIllegalArgumentException, SparkNumberFormatException, SparkRuntimeException}
 
 /**
  * Turns engine errors that reproduce a Spark error class into Spark's own exception, so a query
@@ -36,6 +36,10 @@ object BolideErrors {
         cls.startsWith("NUMERIC_VALUE_OUT_OF_RANGE") || cls.startsWith("CAST_OVERFLOW") ||
         cls.startsWith("REMAINDER_BY_ZERO") || cls.startsWith("INTERVAL_DIVIDED_BY_ZERO")) {
         new SparkArithmeticException(cls, params, Array.empty[QueryContext], "")
+      } else if (cls.startsWith("DATETIME_FIELD_OUT_OF_BOUNDS")) {
+        new SparkDateTimeException(cls, params, Array.empty[QueryContext], "")
+      } else if (cls == "ILLEGAL_DAY_OF_WEEK") {
+        new SparkIllegalArgumentException(cls, params)
       } else {
         new SparkRuntimeException(cls, params)
       }
