@@ -37,7 +37,11 @@ const (
 	// The quarantine bounds trade detection for memory: a write after free is caught if it happens
 	// before the buffer is reused or given back to C, which takes at least the allocator's next
 	// 1024 frees or 32 MiB of frees (a pooled buffer is verified again when it leaves the pool).
-	// They are per allocator, and only in checking mode.
+	// They are per allocator, and only in checking mode. The bytes are bounded by what the normal
+	// mode pools too (an eighth of the off-heap pool): quarantined bytes stay reserved from Spark,
+	// and a small pool shared by two native blocks of a task (a broadcast encoder and the block it
+	// reads) must not run out in checking mode only, where one block's refusal cannot trim the
+	// other's quarantine.
 	quarantineCount = 1024
 	quarantineBytes = 32 << 20
 	// historyCount buffers already given back to C are remembered, so that freeing one of them
@@ -401,7 +405,7 @@ func (a *TaskAllocator) freeChecked(b []byte) {
 	c.freed[p] = rec
 	c.quarantine.push(rec)
 	c.qbytes += int64(n)
-	for c.quarantine.len() > quarantineCount || c.qbytes > quarantineBytes {
+	for c.quarantine.len() > quarantineCount || c.qbytes > min(quarantineBytes, a.maxPooled) {
 		toC = a.evictLocked(stack, &vs, toC)
 	}
 	if a.closed && len(c.live) == 0 {
