@@ -10,7 +10,7 @@ import org.junit.Assert._
 
 import org.apache.spark.scheduler.{SparkListener, SparkListenerTaskEnd}
 import org.apache.spark.sql.{Row, SparkSession}
-import org.apache.spark.sql.bolide.{BolideConf, BolideSuiteBase, NativeLib, NativeLoader}
+import org.apache.spark.sql.bolide.{BolideConf, BolideSuiteBase}
 
 /**
  * The 22 TPC-H queries over SF 0.1 Parquet with a 32 MiB off-heap pool (local[2]: about 16 MiB per
@@ -120,24 +120,12 @@ object TpchSmallPoolSuite {
   val ScaleFactor = "0.1"
   val PoolSize = "32m"
 
-  /** Whether the engine runs in its memory checking mode (BOLIDE_MEMCHECK=1, the pom's default). */
-  lazy val memoryChecking: Boolean = { NativeLoader.load(); NativeLib.memoryChecking() }
-
   /**
    * Queries that fail with Bolide on in this pool because of an engine limitation: query -> a part
-   * of the error message (searched in the whole cause chain).
-   *
-   * q03, in checking mode only (deterministic there; without it, -Dbolide.memcheck=0, q03 passes
-   * with a 32, 24 and 20 MiB pool): a task of the broadcast exchange of lineitem's side fails in
-   * the native block under the broadcast encoder (scan, filter and project of lineitem, whose
-   * batches the encoder reads through ArrowInput) with "could not reserve 1048576 bytes ... task
-   * already uses 15603136", at the 16 MiB task share. Checking mode keeps up to 32 MiB of freed
-   * buffers per allocator in quarantine (counted as used) where the normal mode pools an eighth of
-   * the pool; why the block's TrimToFit (which drops the quarantine) does not answer the refusal
-   * is not known yet (NativeMemoryReserver.spill only flags the task's other block, the encoder).
+   * of the error message (searched in the whole cause chain). None now: q03 failed in the memory
+   * checking mode only until the checker's quarantine was bounded by the pool (memory/check.go).
    */
-  lazy val KnownFailures: Map[Int, String] =
-    if (memoryChecking) Map(3 -> "Bolide could not reserve") else Map()
+  lazy val KnownFailures: Map[Int, String] = Map()
 
   lazy val spark: SparkSession = {
     val s = SparkSession.builder()
