@@ -318,3 +318,23 @@ func TestCheckingIsSafeForConcurrentUse(t *testing.T) {
 		t.Errorf("used %d", a.Used())
 	}
 }
+
+// The quarantine of a small pool's allocator holds no more than the normal mode pools (an eighth
+// of the pool): quarantined bytes stay reserved, and checking must not need a bigger pool.
+func TestQuarantineIsBoundedByThePool(t *testing.T) {
+	a := checked(t)
+	a.maxPooled = poolLimitFor(16 << 20) // a 16 MiB pool: 2 MiB
+	for range 64 {
+		a.Free(a.Allocate(256 << 10))
+	}
+	a.mu.Lock()
+	q := a.chk.qbytes
+	a.mu.Unlock()
+	if q > 2<<20 {
+		t.Errorf("%d bytes quarantined with a 16 MiB pool, want at most 2 MiB", q)
+	}
+	if q == 0 {
+		t.Error("nothing quarantined")
+	}
+	a.ReleaseAll()
+}
