@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 )
 
@@ -41,8 +43,9 @@ func Rebind(e *Expr, ordinals map[int64]int) (*Expr, error) {
 	out.DataType = append(json.RawMessage(nil), e.DataType...)
 	if e.Fields != nil {
 		out.Fields = make(map[string]json.RawMessage, len(e.Fields))
-		for k, raw := range e.Fields {
-			nr, err := rebindValue(raw, ordinals)
+		// In field-name order, so that an unbound attribute is reported the same way every run.
+		for _, k := range slices.Sorted(maps.Keys(e.Fields)) {
+			nr, err := rebindValue(e.Fields[k], ordinals)
 			if err != nil {
 				return nil, err
 			}
@@ -111,8 +114,8 @@ func rebindProduct(probe map[string]json.RawMessage, ordinals map[int64]int) (js
 	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
 		return json.Marshal(probe) // not an object of fields: nothing to rebind
 	}
-	for k, v := range fields {
-		nv, err := rebindValue(v, ordinals)
+	for _, k := range slices.Sorted(maps.Keys(fields)) { // in name order, as Rebind
+		nv, err := rebindValue(fields[k], ordinals)
 		if err != nil {
 			return nil, err
 		}
