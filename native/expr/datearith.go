@@ -104,13 +104,6 @@ func plusMonths(days int32, months int32) int64 {
 	return daysFromCivil(ny, nm, d)
 }
 
-func lengthOfMonth64(y int64, m int32) int32 {
-	if m == 2 && y%4 == 0 && (y%100 != 0 || y%400 == 0) {
-		return 29
-	}
-	return monthDays[m]
-}
-
 func (e *addMonths) Eval(ctx *exec.TaskContext, b *columnar.Batch) (arrow.Array, error) {
 	return e.evalMasked(ctx, b, nil)
 }

@@ -63,11 +63,14 @@ func daysFromCivil(y int64, m, d int32) int64 {
 	return era*146097 + doe - 719468
 }
 
-func isLeap(y int32) bool { return y%4 == 0 && (y%100 != 0 || y%400 == 0) }
+func isLeap(y int64) bool { return y%4 == 0 && (y%100 != 0 || y%400 == 0) }
 
 var monthDays = [13]int32{0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31}
 
-func lengthOfMonth(y, m int32) int32 {
+func lengthOfMonth(y, m int32) int32 { return lengthOfMonth64(int64(y), m) }
+
+// lengthOfMonth64 takes the years add_months reaches past int32 (plusMonths).
+func lengthOfMonth64(y int64, m int32) int32 {
 	if m == 2 && isLeap(y) {
 		return 29
 	}
