@@ -56,6 +56,41 @@ func (g *Guarded) Next() (b *columnar.Batch, err error) {
 	return b, err
 }
 
+// LazyOK reports whether the wrapped operator hands out lazy batches.
+func (g *Guarded) LazyOK() bool {
+	l, ok := g.Inner.(LazyOperator)
+	return ok && l.LazyOK()
+}
+
+// NextLazy is Next for an operator that hands out lazy batches: its live rows are counted as
+// its output. The decoding a consumer asks of the batch is timed as the consumer's.
+func (g *Guarded) NextLazy() (l columnar.Lazy, err error) {
+	if g.meter != nil {
+		caller, start := g.meter.enter(&g.span)
+		defer g.meter.leave(&g.span, caller, start)
+	}
+	defer g.recover(&err)
+	inner, ok := g.Inner.(LazyOperator)
+	if !ok {
+		return nil, g.wrap(fmt.Errorf("%T hands out no lazy batches", g.Inner))
+	}
+	l, err = inner.NextLazy()
+	if err != nil {
+		return nil, g.wrap(err)
+	}
+	if l != nil {
+		rows := l.NumRows()
+		if live := l.Live(); live != nil {
+			rows = len(live)
+		}
+		if rows > 0 {
+			g.rows += int64(rows)
+			g.batches++
+		}
+	}
+	return l, nil
+}
+
 func (g *Guarded) Close() { g.Inner.Close() }
 
 // Metrics returns what the operator did so far.

@@ -26,6 +26,17 @@ type Operator interface {
 	Close()
 }
 
+// LazyOperator is an operator that can hand its batches out undecoded (a scan): the operator
+// above decodes only the columns and rows it needs (columnar.Lazy, late materialization). A
+// stream is read with Next or with NextLazy, never both; NextLazy may be used only when LazyOK.
+type LazyOperator interface {
+	Operator
+	LazyOK() bool
+	// NextLazy returns the next batch, or nil at the end; the caller releases it before the next
+	// call.
+	NextLazy() (columnar.Lazy, error)
+}
+
 // InputSource delivers the batches of a child that stays in Spark (a fallback operator, an
 // exchange). Next returns nil at the end.
 type InputSource interface {

@@ -36,6 +36,13 @@ func Select(ctx *exec.TaskContext, b *columnar.Batch, pred Expr, dst []int32) ([
 	return narrow(ctx, b, pred, nil, true, dst[:b.NumRows])
 }
 
+// Narrow keeps the rows of sel (every row of b when all) where pred is true, written over dst
+// (at least as long as the input selection; it may be sel itself), or returns sel itself when
+// every row is kept. Columns of b that pred does not read may be nil.
+func Narrow(ctx *exec.TaskContext, b *columnar.Batch, pred Expr, sel []int32, all bool, dst []int32) ([]int32, error) {
+	return narrow(ctx, b, pred, sel, all, dst)
+}
+
 // narrow keeps the rows of sel (every row of b when all) where e is true. It writes them to dst,
 // which is at least as long as the input selection and may be sel itself (the k-th output is
 // written after the k-th input has been read), or returns sel itself when every row is kept; it

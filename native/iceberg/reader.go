@@ -57,6 +57,7 @@ type Reader struct {
 	eqSets   []*equalitySet
 	deleted  *cursor
 	flags    []bool
+	live     []int32
 	RowsRead int64 // rows decoded from data files, before deletes
 	Deleted  int64 // rows dropped (or flagged) by deletes
 }
@@ -243,33 +244,45 @@ func (r *Reader) Open(t *Task, data objstore.File) error {
 
 // Next returns the task's next batch, or nil at its end.
 func (r *Reader) Next() (*columnar.Batch, error) {
+	l, err := r.NextLazy()
+	if err != nil || l == nil {
+		return nil, err
+	}
+	defer l.Release()
+	return columnar.Materialize(l, len(r.srcs))
+}
+
+// NextLazy returns the task's next batch with its deletes applied (its Live rows) and its
+// columns undecoded, or nil at the task's end. Batches whose rows are all deleted are skipped.
+func (r *Reader) NextLazy() (columnar.Lazy, error) {
 	for {
 		if r.file == nil {
 			return nil, nil
 		}
-		b, err := r.file.Next()
+		fb, err := r.file.NextLazy()
 		if err != nil {
 			return nil, err
 		}
-		if b == nil {
+		if fb == nil {
 			r.closeFile()
 			return nil, nil
 		}
-		out, err := r.assemble(b)
-		b.Release()
-		if err != nil {
-			return nil, err
+		l, err := r.applyDeletes(fb)
+		if err != nil || l == nil {
+			fb.Release()
+			if err != nil {
+				return nil, err
+			}
+			continue
 		}
-		if out != nil {
-			return out, nil
-		}
+		return l, nil
 	}
 }
 
-// assemble applies the deletes to a batch of the file's columns and builds the output columns;
-// nil when every row was deleted.
-func (r *Reader) assemble(b *columnar.Batch) (*columnar.Batch, error) {
-	n := b.NumRows
+// applyDeletes marks the batch's deleted rows; nil when every row was deleted (and they are
+// dropped, not flagged).
+func (r *Reader) applyDeletes(fb *parquet.LazyBatch) (*lazyBatch, error) {
+	n := fb.NumRows()
 	start := r.file.BatchStart()
 	r.RowsRead += int64(n)
 	if cap(r.flags) < n {
@@ -280,61 +293,94 @@ func (r *Reader) assemble(b *columnar.Batch) (*columnar.Batch, error) {
 	dels := r.deleted.mark(start, n, flags)
 	for k, set := range r.eqSets {
 		cols := make([]arrow.Array, len(r.eqCols[k]))
+		release := func() {
+			for _, c := range cols {
+				if c != nil {
+					c.Release()
+				}
+			}
+		}
 		for j, c := range r.eqCols[k] {
-			cols[j] = b.Cols[c]
+			var err error
+			if cols[j], err = fb.Column(c); err != nil {
+				release()
+				return nil, err
+			}
 		}
 		m, err := set.mark(cols, n, flags)
+		release()
 		if err != nil {
 			return nil, fmt.Errorf("iceberg data file %s: %w", r.task.Path, err)
 		}
 		dels += m
 	}
 	r.Deleted += int64(dels)
-	var sel []int32
+	l := &lazyBatch{r: r, file: fb, n: n, start: start, flags: flags}
 	if dels > 0 && !r.hasDelCol {
 		if dels == n {
 			return nil, nil
 		}
-		sel = make([]int32, 0, n-dels)
+		live := r.live[:0]
 		for i, d := range flags {
 			if !d {
-				sel = append(sel, int32(i))
+				live = append(live, int32(i))
 			}
 		}
+		r.live = live
+		l.live = live
 	}
-	rows := n
-	if sel != nil {
-		rows = len(sel)
+	return l, nil
+}
+
+// lazyBatch is a batch of the task's output columns over a batch of its data file: file
+// columns decoded on demand (parquet.LazyBatch), constants, _pos and _deleted made for the rows
+// asked for.
+type lazyBatch struct {
+	r     *Reader
+	file  *parquet.LazyBatch
+	n     int
+	start int64
+	live  []int32
+	flags []bool
+}
+
+func (l *lazyBatch) NumRows() int  { return l.n }
+func (l *lazyBatch) Live() []int32 { return l.live }
+func (l *lazyBatch) Release()      { l.file.Release() }
+
+func (l *lazyBatch) Column(i int) (arrow.Array, error) {
+	r := l.r
+	switch r.srcs[i] {
+	case fromFile:
+		return l.file.Column(r.fileIdx[i])
+	case fromConstant:
+		return columnar.Constant(r.alloc, r.scan.Columns[i].Type, r.consts[i], l.n)
+	case fromPosition:
+		return positionColumn(r.alloc, l.start, l.n, nil), nil
+	default:
+		return flagColumn(r.alloc, l.flags, nil), nil
 	}
-	cols := make([]arrow.Array, len(r.srcs))
-	fail := func(err error) (*columnar.Batch, error) {
-		columnar.NewBatch(cols, 0).Release()
-		return nil, err
+}
+
+func (l *lazyBatch) Take(i int, sel []int32) (arrow.Array, error) {
+	r := l.r
+	switch r.srcs[i] {
+	case fromFile:
+		return l.file.Take(r.fileIdx[i], sel)
+	case fromConstant:
+		return columnar.Constant(r.alloc, r.scan.Columns[i].Type, r.consts[i], len(sel))
+	case fromPosition:
+		return positionColumn(r.alloc, l.start, l.n, sel), nil
+	default:
+		return flagColumn(r.alloc, l.flags, sel), nil
 	}
-	for i, src := range r.srcs {
-		var a arrow.Array
-		var err error
-		switch src {
-		case fromFile:
-			a = b.Cols[r.fileIdx[i]]
-			if sel != nil {
-				a, err = columnar.Take(r.alloc, a, sel)
-			} else {
-				a.Retain()
-			}
-		case fromConstant:
-			a, err = columnar.Constant(r.alloc, r.scan.Columns[i].Type, r.consts[i], rows)
-		case fromPosition:
-			a = positionColumn(r.alloc, start, n, sel)
-		case fromDeleted:
-			a = flagColumn(r.alloc, flags)
-		}
-		if err != nil {
-			return fail(err)
-		}
-		cols[i] = a
+}
+
+func (l *lazyBatch) Codes(i int) ([]int32, arrow.Array, bool, error) {
+	if l.r.srcs[i] != fromFile {
+		return nil, nil, false, nil
 	}
-	return columnar.NewBatch(cols, rows), nil
+	return l.file.Codes(l.r.fileIdx[i])
 }
 
 func positionColumn(alloc memory.Allocator, start int64, n int, sel []int32) arrow.Array {
@@ -354,12 +400,20 @@ func positionColumn(alloc memory.Allocator, start int64, n int, sel []int32) arr
 	return bld.NewArray()
 }
 
-func flagColumn(alloc memory.Allocator, flags []bool) arrow.Array {
+// flagColumn is _deleted over the rows sel (every row when nil).
+func flagColumn(alloc memory.Allocator, flags []bool, sel []int32) arrow.Array {
 	bld := array.NewBooleanBuilder(alloc)
 	defer bld.Release()
-	bld.Reserve(len(flags))
-	for _, f := range flags {
-		bld.UnsafeAppend(f)
+	if sel == nil {
+		bld.Reserve(len(flags))
+		for _, f := range flags {
+			bld.UnsafeAppend(f)
+		}
+	} else {
+		bld.Reserve(len(sel))
+		for _, i := range sel {
+			bld.UnsafeAppend(flags[i])
+		}
 	}
 	return bld.NewArray()
 }

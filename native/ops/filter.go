@@ -19,6 +19,10 @@ type Filter struct {
 	cond  expr.Expr
 	ctx   *exec.TaskContext
 	sel   []int32
+	// conjuncts (SetConjuncts) let the filter read a scan lazily: late is how (latefilter.go),
+	// nil when it reads whole batches.
+	conjuncts []Conjunct
+	late      *latePlan
 }
 
 // NewFilter validates the predicate's type at construction.
@@ -33,10 +37,17 @@ func (f *Filter) Schema() []sparktype.Field { return f.child.Schema() }
 
 func (f *Filter) Open(ctx *exec.TaskContext) error {
 	f.ctx = ctx
-	return f.child.Open(ctx)
+	if err := f.child.Open(ctx); err != nil {
+		return err
+	}
+	f.late = f.planLate()
+	return nil
 }
 
 func (f *Filter) Next() (*columnar.Batch, error) {
+	if f.late != nil {
+		return f.nextLate()
+	}
 	for {
 		b, err := f.child.Next()
 		if err != nil || b == nil {
@@ -81,4 +92,9 @@ func (f *Filter) apply(b *columnar.Batch) (*columnar.Batch, error) {
 	return columnar.NewBatch(cols, len(f.sel)), nil
 }
 
-func (f *Filter) Close() { f.child.Close() }
+func (f *Filter) Close() {
+	if f.late != nil {
+		f.late.close()
+	}
+	f.child.Close()
+}

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/apache/arrow-go/v18/arrow"
+
 	"github.com/bolide-dev/bolide/native/columnar"
 	"github.com/bolide-dev/bolide/native/exec"
 	"github.com/bolide-dev/bolide/native/iceberg"
@@ -94,6 +96,19 @@ func (s *IcebergScan) Open(ctx *exec.TaskContext) error {
 // an LZ4 codec, say) is read by Iceberg Java's own reader, through the task's FileFallback, so the
 // query still answers.
 func (s *IcebergScan) Next() (*columnar.Batch, error) {
+	l, err := s.NextLazy()
+	if err != nil || l == nil {
+		return nil, err
+	}
+	defer l.Release()
+	return columnar.Materialize(l, len(s.schema))
+}
+
+func (s *IcebergScan) LazyOK() bool { return true }
+
+// NextLazy returns the next batch with its deletes applied (its Live rows) and its columns
+// undecoded (see columnar.Lazy).
+func (s *IcebergScan) NextLazy() (columnar.Lazy, error) {
 	for {
 		if s.fallback != nil {
 			b, err := s.fallback.Next()
@@ -104,7 +119,10 @@ func (s *IcebergScan) Next() (*columnar.Batch, error) {
 				s.fallback = nil
 				continue
 			}
-			return conform(b, s.schema, "Iceberg Java's reader of "+s.what)
+			if b, err = conform(b, s.schema, "Iceberg Java's reader of "+s.what); err != nil {
+				return nil, err
+			}
+			return columnar.NewEager(b, s.ctx.Alloc), nil
 		}
 		if !s.open {
 			if s.next >= len(s.tasks) {
@@ -131,17 +149,48 @@ func (s *IcebergScan) Next() (*columnar.Batch, error) {
 			}
 			s.open = true
 		}
-		b, err := s.reader.Next()
+		path := s.tasks[s.next-1].Path
+		l, err := s.reader.NextLazy()
 		if err != nil {
 			s.reader.Close()
-			return nil, readError(s.tasks[s.next-1].Path, err)
+			return nil, readError(path, err)
 		}
-		if b == nil {
+		if l == nil {
 			s.open = false
 			continue
 		}
-		return b, nil
+		return &icebergBatch{Lazy: l, path: path}, nil
 	}
+}
+
+// icebergBatch turns the decoding errors of a task's batch into Spark's, naming the file.
+type icebergBatch struct {
+	columnar.Lazy
+	path string
+}
+
+func (b *icebergBatch) Column(i int) (arrow.Array, error) {
+	c, err := b.Lazy.Column(i)
+	if err != nil {
+		return nil, readError(b.path, err)
+	}
+	return c, nil
+}
+
+func (b *icebergBatch) Take(i int, sel []int32) (arrow.Array, error) {
+	c, err := b.Lazy.Take(i, sel)
+	if err != nil {
+		return nil, readError(b.path, err)
+	}
+	return c, nil
+}
+
+func (b *icebergBatch) Codes(i int) ([]int32, arrow.Array, bool, error) {
+	codes, dict, ok, err := b.Lazy.Codes(i)
+	if err != nil {
+		return nil, nil, false, readError(b.path, err)
+	}
+	return codes, dict, ok, nil
 }
 
 // readError: Spark's FAILED_READ_FILE naming the file that failed (a delete file's own name is

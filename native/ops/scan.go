@@ -157,6 +157,20 @@ func (s *ParquetScan) fileError(err error) error {
 }
 
 func (s *ParquetScan) Next() (*columnar.Batch, error) {
+	l, err := s.NextLazy()
+	if err != nil || l == nil {
+		return nil, err
+	}
+	defer l.Release()
+	return columnar.Materialize(l, len(s.schema))
+}
+
+// LazyOK: a scan that skips corrupt files reads batches whole, so that a file that fails to
+// decode is skipped from a batch boundary, as Spark does.
+func (s *ParquetScan) LazyOK() bool { return !s.files.IgnoreCorrupt }
+
+// NextLazy returns the next batch with its data columns undecoded (see columnar.Lazy).
+func (s *ParquetScan) NextLazy() (columnar.Lazy, error) {
 	for {
 		if s.fallback != nil {
 			b, err := s.fallback.Next()
@@ -167,7 +181,11 @@ func (s *ParquetScan) Next() (*columnar.Batch, error) {
 				s.fallback = nil
 				continue
 			}
-			return conform(b, s.schema, "Spark's reader of "+s.uri)
+			b, err = conform(b, s.schema, "Spark's reader of "+s.uri)
+			if err != nil {
+				return nil, err
+			}
+			return columnar.NewEager(b, s.ctx.Alloc), nil
 		}
 		if s.reader == nil {
 			ok, err := s.openNext()
@@ -184,7 +202,16 @@ func (s *ParquetScan) Next() (*columnar.Batch, error) {
 				continue // handed to Spark's reader
 			}
 		}
-		b, err := s.reader.Next()
+		lb, err := s.reader.NextLazy()
+		if err == nil && lb != nil && s.files.IgnoreCorrupt {
+			// Decoded whole here, so that a decoding error skips the file's rest under the policy.
+			var b *columnar.Batch
+			b, err = columnar.Materialize(lb, len(s.data))
+			lb.Release()
+			if err == nil {
+				return s.withPartitions(columnar.NewEager(b, s.ctx.Alloc)), nil
+			}
+		}
 		if err != nil {
 			_ = s.reader.Close()
 			s.reader = nil
@@ -193,7 +220,7 @@ func (s *ParquetScan) Next() (*columnar.Batch, error) {
 			}
 			continue
 		}
-		if b == nil {
+		if lb == nil {
 			err := s.reader.Close()
 			s.reader = nil
 			if err != nil {
@@ -201,21 +228,76 @@ func (s *ParquetScan) Next() (*columnar.Batch, error) {
 			}
 			continue
 		}
-		if len(s.partitions) == 0 {
-			return b, nil
-		}
-		cols := make([]arrow.Array, 0, len(s.schema))
-		cols = append(cols, b.Cols...)
-		for i, p := range s.partitions {
-			c, err := columnar.Constant(s.ctx.Alloc, p.Type, s.consts[i], b.NumRows)
-			if err != nil {
-				columnar.NewBatch(cols, 0).Release()
-				return nil, err
-			}
-			cols = append(cols, c)
-		}
-		return columnar.NewBatch(cols, b.NumRows), nil
+		return s.withPartitions(lb), nil
 	}
+}
+
+// withPartitions adds the current file's partition columns to a batch of its data columns, and
+// turns its decoding errors into Spark's.
+func (s *ParquetScan) withPartitions(l columnar.Lazy) columnar.Lazy {
+	return &scanBatch{Lazy: l, s: s, uri: s.uri}
+}
+
+// scanBatch is a batch of the scan's output: the file's data columns, then its partition values.
+type scanBatch struct {
+	columnar.Lazy
+	s   *ParquetScan
+	uri string
+}
+
+func (b *scanBatch) partition(i int, n int) (arrow.Array, bool, error) {
+	k := i - len(b.s.data)
+	if k < 0 {
+		return nil, false, nil
+	}
+	c, err := columnar.Constant(b.s.ctx.Alloc, b.s.partitions[k].Type, b.s.consts[k], n)
+	return c, true, err
+}
+
+// fail is a decoding error of a data column: Spark's FAILED_READ_FILE naming the file.
+func (b *scanBatch) fail(err error) error {
+	var se *exec.SparkError
+	if errors.As(err, &se) {
+		return err
+	}
+	var fe *parquet.FileError
+	if errors.As(err, &fe) {
+		err = fe.Err
+	}
+	return exec.FailedReadFile("NO_HINT", b.uri, err, nil)
+}
+
+func (b *scanBatch) Column(i int) (arrow.Array, error) {
+	if c, ok, err := b.partition(i, b.NumRows()); ok {
+		return c, err
+	}
+	c, err := b.Lazy.Column(i)
+	if err != nil {
+		return nil, b.fail(err)
+	}
+	return c, nil
+}
+
+func (b *scanBatch) Take(i int, sel []int32) (arrow.Array, error) {
+	if c, ok, err := b.partition(i, len(sel)); ok {
+		return c, err
+	}
+	c, err := b.Lazy.Take(i, sel)
+	if err != nil {
+		return nil, b.fail(err)
+	}
+	return c, nil
+}
+
+func (b *scanBatch) Codes(i int) ([]int32, arrow.Array, bool, error) {
+	if i >= len(b.s.data) {
+		return nil, nil, false, nil
+	}
+	codes, dict, ok, err := b.Lazy.Codes(i)
+	if err != nil {
+		return nil, nil, false, b.fail(err)
+	}
+	return codes, dict, ok, nil
 }
 
 func (s *ParquetScan) Close() {

@@ -213,6 +213,10 @@ type column struct {
 	cur   cursor
 	dec   decoder
 	nest  *nestedColumn // a struct, array or map column (nested.go)
+	// dictArr is the current dictionary as an Arrow array (selected.go), built for dictionary
+	// codes; dictArrOf is the dictionary it was built from.
+	dictArr   arrow.Array
+	dictArrOf pq.Dictionary
 }
 
 func (c *column) init() {
@@ -233,6 +237,7 @@ func (c *column) start(fc *pq.FileColumnChunk, md *format.ColumnMetaData) {
 }
 
 func (c *column) stop() {
+	c.releaseDict()
 	c.cur.stop()
 	if c.nest != nil {
 		c.nest.stop()
@@ -390,10 +395,16 @@ type fixedDecoder[T any] struct {
 	dictOf  pq.Dictionary
 	dict    []T
 	scratch []T
+	// readSelected (selected.go): the dictionary as decoded, converted entry by entry, and the
+	// selected rows' value indexes.
+	rawOf pq.Dictionary
+	raw   rawVals
+	vidx  []int32
 }
 
 func (d *fixedDecoder[T]) release() {
 	d.dictOf, d.dict, d.scratch = nil, nil, nil
+	d.rawOf, d.raw, d.vidx = nil, rawVals{}, nil
 }
 
 func (d *fixedDecoder[T]) loadDict(c *cursor) error {
@@ -763,10 +774,11 @@ type bytesDecoder struct {
 	dictOffs []uint32
 	dictN    int
 	size     int
+	vidx     []int32 // readSelected: the selected rows' value indexes
 }
 
 func (d *bytesDecoder) release() {
-	d.dictOf, d.dictData, d.dictOffs = nil, nil, nil
+	d.dictOf, d.dictData, d.dictOffs, d.vidx = nil, nil, nil, nil
 }
 
 // byteSink appends value bytes to an allocator buffer that grows geometrically.

@@ -106,11 +106,16 @@ func sameFloat(a, b float64) bool {
 
 // check compares the array with rows [row0, row0+a.Len()) and returns the first difference.
 func (c *corpusCol) check(a arrow.Array, row0 int) string {
-	if !arrow.TypeEqual(a.DataType(), c.spark.Arrow()) {
-		return fmt.Sprintf("type %s, want %s", a.DataType(), c.spark.Arrow())
-	}
 	if row0+a.Len() > len(c.valid) {
 		return fmt.Sprintf("%d rows from row %d: past the %d rows written", a.Len(), row0, len(c.valid))
+	}
+	return c.checkAt(a, func(i int) int { return row0 + i })
+}
+
+// checkAt compares element i of the array with row at(i) and returns the first difference.
+func (c *corpusCol) checkAt(a arrow.Array, at func(i int) int) string {
+	if !arrow.TypeEqual(a.DataType(), c.spark.Arrow()) {
+		return fmt.Sprintf("type %s, want %s", a.DataType(), c.spark.Arrow())
 	}
 	if v, ok := a.(interface{ ValidateFull() error }); ok {
 		if err := v.ValidateFull(); err != nil {
@@ -125,7 +130,7 @@ func (c *corpusCol) check(a arrow.Array, row0 int) string {
 		return fmt.Sprintf("NullN %d, the bitmap has %d nulls", a.NullN(), nulls)
 	}
 	for i := 0; i < a.Len(); i++ {
-		if r := row0 + i; a.IsValid(i) != c.valid[r] {
+		if r := at(i); a.IsValid(i) != c.valid[r] {
 			return fmt.Sprintf("row %d: valid=%v, want %s", r, a.IsValid(i), c.want(r))
 		}
 	}
@@ -134,49 +139,49 @@ func (c *corpusCol) check(a arrow.Array, row0 int) string {
 	switch a := a.(type) {
 	case *array.String:
 		for i := 0; i < a.Len() && bad < 0; i++ {
-			if r := row0 + i; c.valid[r] && a.Value(i) != string(c.bins[r]) {
+			if r := at(i); c.valid[r] && a.Value(i) != string(c.bins[r]) {
 				bad, got = i, fmt.Sprintf("%q", a.Value(i))
 			}
 		}
 	case *array.Binary:
 		for i := 0; i < a.Len() && bad < 0; i++ {
-			if r := row0 + i; c.valid[r] && !bytes.Equal(a.Value(i), c.bins[r]) {
+			if r := at(i); c.valid[r] && !bytes.Equal(a.Value(i), c.bins[r]) {
 				bad, got = i, fmt.Sprintf("%q", a.Value(i))
 			}
 		}
 	case *array.Int8:
-		bad, got = firstIntDiff(c, row0, a.Len(), func(i int) int64 { return int64(a.Value(i)) })
+		bad, got = firstIntDiff(c, at, a.Len(), func(i int) int64 { return int64(a.Value(i)) })
 	case *array.Int16:
-		bad, got = firstIntDiff(c, row0, a.Len(), func(i int) int64 { return int64(a.Value(i)) })
+		bad, got = firstIntDiff(c, at, a.Len(), func(i int) int64 { return int64(a.Value(i)) })
 	case *array.Int32:
-		bad, got = firstIntDiff(c, row0, a.Len(), func(i int) int64 { return int64(a.Value(i)) })
+		bad, got = firstIntDiff(c, at, a.Len(), func(i int) int64 { return int64(a.Value(i)) })
 	case *array.Int64:
-		bad, got = firstIntDiff(c, row0, a.Len(), func(i int) int64 { return a.Value(i) })
+		bad, got = firstIntDiff(c, at, a.Len(), func(i int) int64 { return a.Value(i) })
 	case *array.Date32:
-		bad, got = firstIntDiff(c, row0, a.Len(), func(i int) int64 { return int64(a.Value(i)) })
+		bad, got = firstIntDiff(c, at, a.Len(), func(i int) int64 { return int64(a.Value(i)) })
 	case *array.Timestamp:
-		bad, got = firstIntDiff(c, row0, a.Len(), func(i int) int64 { return int64(a.Value(i)) })
+		bad, got = firstIntDiff(c, at, a.Len(), func(i int) int64 { return int64(a.Value(i)) })
 	case *array.Float32:
 		for i := 0; i < a.Len() && bad < 0; i++ {
-			if r := row0 + i; c.valid[r] && !sameFloat(float64(a.Value(i)), c.flts[r]) {
+			if r := at(i); c.valid[r] && !sameFloat(float64(a.Value(i)), c.flts[r]) {
 				bad, got = i, a.Value(i)
 			}
 		}
 	case *array.Float64:
 		for i := 0; i < a.Len() && bad < 0; i++ {
-			if r := row0 + i; c.valid[r] && !sameFloat(a.Value(i), c.flts[r]) {
+			if r := at(i); c.valid[r] && !sameFloat(a.Value(i), c.flts[r]) {
 				bad, got = i, a.Value(i)
 			}
 		}
 	case *array.Boolean:
 		for i := 0; i < a.Len() && bad < 0; i++ {
-			if r := row0 + i; c.valid[r] && a.Value(i) != c.bools[r] {
+			if r := at(i); c.valid[r] && a.Value(i) != c.bools[r] {
 				bad, got = i, a.Value(i)
 			}
 		}
 	case *array.Decimal128:
 		for i := 0; i < a.Len() && bad < 0; i++ {
-			if r := row0 + i; c.valid[r] && a.Value(i) != c.decs[r] {
+			if r := at(i); c.valid[r] && a.Value(i) != c.decs[r] {
 				bad, got = i, a.Value(i).BigInt().String()
 			}
 		}
@@ -184,14 +189,14 @@ func (c *corpusCol) check(a arrow.Array, row0 int) string {
 		return fmt.Sprintf("unexpected array %T", a)
 	}
 	if bad >= 0 {
-		return fmt.Sprintf("row %d: got %v, want %s", row0+bad, got, c.want(row0+bad))
+		return fmt.Sprintf("row %d: got %v, want %s", at(bad), got, c.want(at(bad)))
 	}
 	return ""
 }
 
-func firstIntDiff(c *corpusCol, row0, n int, at func(int) int64) (int, any) {
+func firstIntDiff(c *corpusCol, rowAt func(int) int, n int, at func(int) int64) (int, any) {
 	for i := 0; i < n; i++ {
-		if r := row0 + i; c.valid[r] && at(i) != c.ints[r] {
+		if r := rowAt(i); c.valid[r] && at(i) != c.ints[r] {
 			return i, at(i)
 		}
 	}
@@ -280,6 +285,9 @@ func (a *countingAlloc) Reallocate(size int, b []byte) []byte {
 }
 
 func (a *countingAlloc) Free(b []byte) {
+	if b == nil { // a buffer resized to nothing never allocated
+		return
+	}
 	a.bytes.Add(-int64(len(b)))
 	a.count.Add(-1)
 	a.mem.Free(b)
@@ -839,6 +847,9 @@ func runCorpus(t *testing.T, cols []*corpusCol, fallback corpusLayout, boolRLE f
 					}
 				}
 				readCorpus(t, path, some, l.groups, bs)
+			}
+			for _, bs := range []int{7, 1000, 8192} {
+				readCorpusLazy(t, path, cols, bs, uint64(li*10+bs))
 			}
 		})
 	}
@@ -1496,6 +1507,12 @@ func TestCorpusPyarrow(t *testing.T) {
 					continue // a big file one row at a time takes too long; 7 cuts its pages anyway
 				}
 				readCorpus(t, path, cols, pf.RowGroups, bs)
+			}
+			for _, bs := range []int{7, 1000, 8192} {
+				if bs == 7 && pf.Rows > 20000 {
+					continue
+				}
+				readCorpusLazy(t, path, cols, bs, uint64(bs))
 			}
 		})
 	}

@@ -89,6 +89,9 @@ type Reader struct {
 	stats    Stats
 	err      error // sticky
 	closed   bool
+	// lazy is the batch NextLazy returned last, until it is finished (lazy.go).
+	lazy     *LazyBatch
+	lazyCols []lazyColumn
 }
 
 // Open reads the split [start, start+length) of a local file. A row group belongs to the split
@@ -277,59 +280,13 @@ func (r *Reader) Stats() Stats { return r.stats }
 
 // Next returns the next batch, or nil, nil at the end of the split. The caller owns the batch and
 // must Release it.
-func (r *Reader) Next() (b *columnar.Batch, err error) {
-	if r.err != nil {
-		return nil, r.err
+func (r *Reader) Next() (*columnar.Batch, error) {
+	lb, err := r.NextLazy()
+	if err != nil || lb == nil {
+		return nil, err
 	}
-	if r.closed {
-		return nil, &FileError{Path: r.path, Err: errors.New("read: reader is closed")}
-	}
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("row group %d: corrupt file (%v)", r.rg, p)
-			b = nil
-		}
-		if err != nil {
-			err = &FileError{Path: r.path, Err: fmt.Errorf("read: %w", err)}
-			r.err = err
-			r.releaseColumns()
-		}
-	}()
-	for r.left == 0 {
-		r.endRowGroup()
-		if r.next >= len(r.groups) {
-			return nil, nil
-		}
-		if err := r.startRowGroup(r.groups[r.next]); err != nil {
-			return nil, err
-		}
-		r.next++
-	}
-	n := r.batch
-	if int64(n) > r.left {
-		n = int(r.left)
-	}
-	arrs := make([]arrow.Array, len(r.cols))
-	for i, c := range r.cols {
-		a, err := c.read(n, r.alloc)
-		if err != nil {
-			for _, x := range arrs[:i] {
-				x.Release()
-			}
-			name := c.field.Name
-			if c.leaf != nil {
-				name = c.leaf.name
-			}
-			return nil, fmt.Errorf("row group %d column %s: %w", r.rg, name, err)
-		}
-		arrs[i] = a
-	}
-	r.last = r.pos
-	r.pos += int64(n)
-	r.left -= int64(n)
-	r.stats.RowsRead += int64(n)
-	r.stats.Batches++
-	return columnar.NewBatch(arrs, n), nil
+	defer lb.Release()
+	return columnar.Materialize(lb, len(r.cols))
 }
 
 func (r *Reader) startRowGroup(i int) error {
@@ -375,6 +332,17 @@ func (r *Reader) endRowGroup() {
 }
 
 func (r *Reader) releaseColumns() {
+	if r.lazy != nil {
+		lb := r.lazy
+		r.lazy = nil
+		lb.done = true
+		for i := range lb.cols {
+			if a := lb.cols[i].arr; a != nil {
+				a.Release()
+				lb.cols[i].arr = nil
+			}
+		}
+	}
 	for _, c := range r.cols {
 		c.stop()
 		c.releaseScratch()

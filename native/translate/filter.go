@@ -29,5 +29,36 @@ func buildFilter(n *plan.Node, children []exec.Operator, conf *plan.Conf) (exec.
 			s.PruneWith(pruningPredicates([]*plan.Expr{c}))
 		}
 	}
-	return ops.NewFilter(children[0], cond)
+	f, err := ops.NewFilter(children[0], cond)
+	if err != nil {
+		return nil, err
+	}
+	// Its conjuncts let the filter read a scan below it lazily (ops/latefilter.go).
+	var cs []ops.Conjunct
+	for _, e := range conjunctsOf(c) {
+		x, err := expr.Translate(e, conf)
+		if err != nil {
+			return f, nil
+		}
+		refs, err := plan.References(e)
+		if err != nil {
+			return f, nil
+		}
+		cs = append(cs, ops.Conjunct{Expr: x, Refs: refs, Deterministic: e.Deterministic})
+	}
+	f.SetConjuncts(cs)
+	return f, nil
+}
+
+// conjunctsOf flattens the Ands of a condition, in Spark's evaluation order.
+func conjunctsOf(e *plan.Expr) []*plan.Expr {
+	if plan.ShortClass(e.Class) != "And" {
+		return []*plan.Expr{e}
+	}
+	l, err1 := e.Child("left")
+	r, err2 := e.Child("right")
+	if err1 != nil || err2 != nil || l == nil || r == nil {
+		return []*plan.Expr{e}
+	}
+	return append(conjunctsOf(l), conjunctsOf(r)...)
 }
