@@ -46,6 +46,19 @@ class BolideQuerySuite extends BolideSuiteBase {
     preds.foreach(p => checkNative(s"SELECT id, $p AS r FROM types WHERE $p", Seq(Scan, Filter)))
   }
 
+  @Test def filtersDecodeTheirScansLazily(): Unit = {
+    // The filter decodes its predicate's columns (by dictionary where the file has one), then
+    // every other column for the surviving rows only: sparse, dense and empty selections of every
+    // type, partition columns, and predicates over several columns.
+    Seq("g = 3 AND str IS NOT NULL", "id % 97 = 5", "g IN (1, 4) AND i > 0 AND b", "str LIKE 'str_1%'",
+      "ng + id > 3000 AND dt IS NOT NULL", "id >= 0", "id < 0", "coalesce(ndec, 0) = 0")
+      .foreach(p => checkNative(s"SELECT * FROM types WHERE $p", Seq(Scan, Filter)))
+    checkNative("SELECT * FROM parted WHERE p_int = 1 AND id > 300", Seq(Scan, Filter))
+    checkNative("SELECT * FROM parted WHERE p_str = 'r1' OR id = 7", Seq(Scan, Filter))
+    checkNative("SELECT k, sum(v), count(*) FROM splits WHERE k = 3 AND id % 1000 < 3 GROUP BY k",
+      Seq(Scan, Filter))
+  }
+
   @Test def inSetFilters(): Unit = {
     // More than spark.sql.optimizer.inSetConversionThreshold (10) literals: Spark plans an InSet,
     // whose hash set the encoder sends as an array.

@@ -189,6 +189,39 @@ class IcebergScanSuite extends BolideSuiteBase {
     assertFailsNaming(s"SELECT * FROM ${t("broken")}", file)
   }
 
+  @Test def filtersOverDeletes(): Unit = {
+    // The filter reads the scan lazily: the deletes first, then its predicate's columns (kind and
+    // p by their dictionaries), then the other columns for the rows that survive.
+    for (tbl <- Seq("pos", "dv", "eq", "mixed", "upd")) {
+      checkScan(s"SELECT * FROM ${t(tbl)} WHERE kind = 'k2' AND id > 1000", Seq("BolideFilter"))
+      checkScan(s"SELECT id, amount, ts FROM ${t(tbl)} WHERE kind IN ('k1', 'k3', 'updated') AND amount > 100 " +
+        "AND id % 3 = 0", Seq("BolideFilter"))
+      checkScan(s"SELECT id, kind, d FROM ${t(tbl)} WHERE kind IS NULL OR id < 10", Seq("BolideFilter"))
+      checkScan(s"SELECT id, p FROM ${t(tbl)} WHERE id + p > 5900 AND d > DATE '2025-12-10'", Seq("BolideFilter"))
+      checkScan(s"SELECT kind, count(*), sum(amount) FROM ${t(tbl)} WHERE ts < TIMESTAMP '2026-01-01 05:00:00' " +
+        "AND coalesce(kind, 'none') <> 'k4' GROUP BY kind", Seq("BolideFilter", "BolideHashAggregate"))
+      checkScan(s"SELECT * FROM ${t(tbl)} WHERE id < 0", Seq("BolideFilter"))
+    }
+  }
+
+  @Test def failingPredicateNeverSeesDeletedRows(): Unit = {
+    // Iceberg applies a task's deletes before Spark's filter: an ANSI overflow the predicate would
+    // raise on a deleted row must not fail the query.
+    spark.conf.set("spark.bolide.enabled", "false")
+    try {
+      spark.sql(s"DROP TABLE IF EXISTS ${t("ansi")}")
+      spark.sql(s"""CREATE TABLE ${t("ansi")} (id BIGINT, kind STRING) USING iceberg
+                   |TBLPROPERTIES ('format-version'='2', 'write.delete.mode'='merge-on-read')""".stripMargin)
+      spark.range(0, 3000, 1, 1).selectExpr("if(id % 100 = 7, 9223372036854775807, id) AS id",
+        "concat('k', cast(id % 4 as string)) AS kind").writeTo(t("ansi")).append()
+      spark.sql(s"DELETE FROM ${t("ansi")} WHERE id = 9223372036854775807")
+    } finally spark.conf.unset("spark.bolide.enabled")
+    withConf("spark.sql.ansi.enabled" -> "true") {
+      checkScan(s"SELECT id, kind FROM ${t("ansi")} WHERE kind = 'k3' AND id + 1 > 100", Seq("BolideFilter"))
+      checkScan(s"SELECT count(*) FROM ${t("ansi")} WHERE id * 2 > 10", Seq("BolideFilter"))
+    }
+  }
+
   @Test def deleteFileBeyondItsDataFileIsAnError(): Unit = {
     // A positional delete naming a row the data file does not have: the delete file belongs to
     // another version of the file. Bolide refuses to guess and names the data file.
