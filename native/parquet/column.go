@@ -3,6 +3,7 @@ package parquet
 import (
 	"encoding/binary"
 	"fmt"
+	"io"
 	"math"
 	"unsafe"
 
@@ -29,6 +30,11 @@ type rawVals struct {
 	n       int // number of values available
 }
 
+// dictionary is a column chunk's dictionary: its values as decoded (PLAIN), vals.n of them.
+type dictionary struct {
+	vals rawVals
+}
+
 // cursor walks the pages of one column chunk.
 type cursor struct {
 	pages  pq.Pages
@@ -37,15 +43,19 @@ type cursor struct {
 	width  int // physWidth
 	maxDef byte
 
-	def   []byte // definition levels of the page (nil when required)
-	nrows int    // rows in the page
-	row   int    // next row of the page
-	val   int    // next value (index into vals or idx)
-	vals  rawVals
-	idx   []int32 // dictionary indexes, when the page is dictionary-encoded
-	dict  pq.Dictionary
-	bools *rleBools    // BOOLEAN columns: decodes the values of RLE pages (see rleBools)
-	nest  *levelStream // a leaf of a nested column: levels and slots (nested.go)
+	def    []byte // definition levels of the page (nil when required)
+	nrows  int    // rows in the page
+	row    int    // next row of the page
+	val    int    // next value (index into vals or idx)
+	vals   rawVals
+	idx    []int32       // dictionary indexes, when the page is dictionary-encoded
+	dict   *dictionary   // the column chunk's dictionary (a new one per chunk: decoders key on it)
+	pqDict pq.Dictionary // parquet-go's, which dict wraps
+	bools  *rleBools     // BOOLEAN columns: decodes the values of RLE pages (see rleBools)
+	nest   *levelStream  // a leaf of a nested column: levels and slots (nested.go)
+	// own reads the chunk's pages instead of parquet-go (pages.go), when useOwn.
+	own    *pageReader
+	useOwn bool
 }
 
 func (c *cursor) start(pages pq.Pages) {
@@ -53,7 +63,18 @@ func (c *cursor) start(pages pq.Pages) {
 	c.pages = pages
 }
 
+// startOwn reads the chunk's pages with the cursor's own page reader.
+func (c *cursor) startOwn(ra io.ReaderAt, md *format.ColumnMetaData) {
+	c.stop()
+	if c.own == nil {
+		c.own = &pageReader{}
+	}
+	c.own.start(ra, c.leaf, md)
+	c.useOwn = true
+}
+
 func (c *cursor) stop() {
+	c.useOwn = false
 	if c.page != nil {
 		pq.Release(c.page)
 		c.page = nil
@@ -62,7 +83,7 @@ func (c *cursor) stop() {
 		c.pages.Close()
 		c.pages = nil
 	}
-	c.def, c.idx, c.dict, c.vals = nil, nil, nil, rawVals{}
+	c.def, c.idx, c.dict, c.pqDict, c.vals = nil, nil, nil, nil, rawVals{}
 	c.nrows, c.row, c.val = 0, 0, 0
 	if c.bools != nil {
 		c.bools.stop()
@@ -74,6 +95,9 @@ func (c *cursor) load() error {
 	if c.page != nil {
 		pq.Release(c.page)
 		c.page = nil
+	}
+	if c.useOwn {
+		return c.loadOwn()
 	}
 	if c.pages == nil {
 		return errEOFInChunk
@@ -118,7 +142,13 @@ func (c *cursor) load() error {
 		pv := p.Data()
 		data, offsets := pv.Data()
 		if d := p.Dictionary(); d != nil {
-			c.dict = d
+			if d != c.pqDict {
+				dv := d.Page().Data()
+				data, offsets := dv.Data()
+				raw := makeRaw(c.leaf, c.width, data, offsets)
+				raw.n = min(raw.n, d.Len())
+				c.dict, c.pqDict = &dictionary{vals: raw}, d
+			}
 			c.idx = unsafe.Slice((*int32)(unsafe.Pointer(unsafe.SliceData(data))), len(data)/4)
 			c.vals = rawVals{n: len(c.idx), size: c.leaf.typeLen}
 		} else {
@@ -130,6 +160,24 @@ func (c *cursor) load() error {
 		}
 		return nil
 	}
+}
+
+// loadOwn moves to the next page with rows, read by the cursor's own page reader.
+func (c *cursor) loadOwn() error {
+	pg, err := c.own.next(c)
+	if err != nil {
+		return err
+	}
+	c.nrows, c.row, c.val = pg.n, 0, 0
+	c.def = pg.def
+	if pg.idx != nil {
+		c.idx = pg.idx
+		c.vals = rawVals{n: len(pg.idx), size: c.leaf.typeLen}
+	} else {
+		c.idx = nil
+		c.vals = pg.vals
+	}
+	return nil
 }
 
 func makeRaw(l *leafInfo, width int, data []byte, offsets []uint32) rawVals {
@@ -216,7 +264,7 @@ type column struct {
 	// dictArr is the current dictionary as an Arrow array (selected.go), built for dictionary
 	// codes; dictArrOf is the dictionary it was built from.
 	dictArr   arrow.Array
-	dictArrOf pq.Dictionary
+	dictArrOf *dictionary
 }
 
 func (c *column) init() {
@@ -227,6 +275,10 @@ func (c *column) init() {
 }
 
 func (c *column) start(fc *pq.FileColumnChunk, md *format.ColumnMetaData) {
+	if c.cur.nest == nil && ownPages(c.leaf, md) {
+		c.cur.startOwn(fc.File(), md)
+		return
+	}
 	c.cur.start(fc.Pages())
 	if c.leaf.phys == format.Boolean {
 		if c.cur.bools == nil {
@@ -392,19 +444,14 @@ type convFunc[T any] func(dst []T, v *rawVals, from, to int) error
 type fixedDecoder[T any] struct {
 	dt      arrow.DataType
 	conv    convFunc[T]
-	dictOf  pq.Dictionary
+	dictOf  *dictionary
 	dict    []T
 	scratch []T
-	// readSelected (selected.go): the dictionary as decoded, converted entry by entry, and the
-	// selected rows' value indexes.
-	rawOf pq.Dictionary
-	raw   rawVals
-	vidx  []int32
+	vidx    []int32 // readSelected (selected.go): the selected rows' value indexes
 }
 
 func (d *fixedDecoder[T]) release() {
-	d.dictOf, d.dict, d.scratch = nil, nil, nil
-	d.rawOf, d.raw, d.vidx = nil, rawVals{}, nil
+	d.dictOf, d.dict, d.scratch, d.vidx = nil, nil, nil, nil
 }
 
 func (d *fixedDecoder[T]) loadDict(c *cursor) error {
@@ -412,12 +459,10 @@ func (d *fixedDecoder[T]) loadDict(c *cursor) error {
 		return nil
 	}
 	d.dictOf = nil
-	dv := c.dict.Page().Data()
-	data, offsets := dv.Data()
-	raw := makeRaw(c.leaf, c.width, data, offsets)
-	n := min(c.dict.Len(), raw.n)
+	raw := &c.dict.vals
+	n := raw.n
 	d.dict = grow(d.dict, n)
-	if err := d.conv(d.dict, &raw, 0, n); err != nil {
+	if err := d.conv(d.dict, raw, 0, n); err != nil {
 		return err
 	}
 	d.dictOf = c.dict
@@ -690,7 +735,7 @@ func convInt96(dst []int64, v *rawVals, from, to int) error {
 // ---- booleans ------------------------------------------------------------------------------
 
 type boolDecoder struct {
-	dictOf  pq.Dictionary
+	dictOf  *dictionary
 	dict    []bool
 	scratch []bool
 }
@@ -716,9 +761,8 @@ func (d *boolDecoder) read(c *cursor, n int, mem memory.Allocator) (arrow.Array,
 		switch {
 		case c.idx != nil:
 			if c.dict != d.dictOf {
-				dpv := c.dict.Page().Data()
-				dv, _ := dpv.Data()
-				m := min(c.dict.Len(), len(dv)*8)
+				dv := c.dict.vals.data
+				m := min(c.dict.vals.n, len(dv)*8)
 				d.dict = grow(d.dict, m)
 				for i := range d.dict {
 					d.dict[i] = bitutil.BitIsSet(dv, i)
@@ -769,7 +813,7 @@ type bytesDecoder struct {
 	fixed    bool // FIXED_LEN_BYTE_ARRAY source
 	avgBytes int  // bytes per row of the previous batch, to size the data buffer
 
-	dictOf   pq.Dictionary // validated dictionary
+	dictOf   *dictionary // validated dictionary
 	dictData []byte
 	dictOffs []uint32
 	dictN    int
@@ -971,9 +1015,8 @@ func (d *bytesDecoder) fromDict(c *cursor, ch chunk, offs []int32, sink *byteSin
 // loadDict validates the dictionary of the current page once.
 func (d *bytesDecoder) loadDict(c *cursor) error {
 	d.dictOf = nil
-	dv := c.dict.Page().Data()
-	data, offsets := dv.Data()
-	n := c.dict.Len()
+	data, offsets := c.dict.vals.data, c.dict.vals.offsets
+	n := c.dict.vals.n
 	if d.fixed {
 		d.size = c.leaf.typeLen
 		if d.size > 0 {

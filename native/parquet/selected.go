@@ -86,7 +86,7 @@ func (c *column) codes(n int, dst []int32, mem memory.Allocator) (codes []int32,
 		return nil, nil, false, nil, nil
 	}
 	cur := &c.cur
-	var of pq.Dictionary
+	var of *dictionary
 	var nd uint32
 	for pos := 0; pos < n; {
 		if cur.row == cur.nrows {
@@ -262,19 +262,6 @@ func (v *selValidity) add(mem memory.Allocator, at int, vi []int32, total int) {
 
 // ---- fixed width ----------------------------------------------------------------------------
 
-// rawDictionary returns the current dictionary's values as parquet-go decoded them (converted
-// entry by entry by readSelected).
-func (d *fixedDecoder[T]) rawDictionary(c *cursor) *rawVals {
-	if d.rawOf != c.dict {
-		dv := c.dict.Page().Data()
-		data, offsets := dv.Data()
-		d.raw = makeRaw(c.leaf, c.width, data, offsets)
-		d.raw.n = min(d.raw.n, c.dict.Len())
-		d.rawOf = c.dict
-	}
-	return &d.raw
-}
-
 func (d *fixedDecoder[T]) readSelected(c *cursor, n int, sel []int32, mem memory.Allocator) (arrow.Array, error) {
 	var zero T
 	m := len(sel)
@@ -318,7 +305,7 @@ func (d *fixedDecoder[T]) pick(c *cursor, ch chunk, vi []int32, dst []T, wanted 
 		idx := c.idx[c.val : c.val+ch.m]
 		// Converting the whole dictionary pays when the batches of its row group want about as
 		// many rows as it has values.
-		if d.dictOf != c.dict && wanted*8 >= c.dict.Len() {
+		if d.dictOf != c.dict && wanted*8 >= c.dict.vals.n {
 			if err := d.loadDict(c); err != nil {
 				return err
 			}
@@ -338,7 +325,7 @@ func (d *fixedDecoder[T]) pick(c *cursor, ch chunk, vi []int32, dst []T, wanted 
 			}
 			return nil
 		}
-		raw := d.rawDictionary(c)
+		raw := &c.dict.vals
 		for q, v := range vi {
 			if v < 0 {
 				dst[q] = zero
