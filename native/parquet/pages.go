@@ -21,6 +21,9 @@ import (
 // RLE definition levels, are read here; the others (nested and BOOLEAN columns, DELTA and
 // BYTE_STREAM_SPLIT encodings) by parquet-go.
 //
+// Page checksums are not verified: Spark's reader (parquet-mr, parquet.page.verify-checksum.enabled
+// false by default) does not verify them either, and a file Spark reads must read here too.
+//
 // The file's bytes are read a window at a time (at least windowBytes, a whole page at least), so
 // a page's header and body come in one read, and an uncompressed page's values are a view of the
 // window until the next page.
