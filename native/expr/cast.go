@@ -128,6 +128,14 @@ func translateCast(pe *plan.Expr, conf *plan.Conf) (Expr, error) {
 		e.fn = castStringToBinary
 		return e, nil
 	}
+	if fn, why, ok := textCast(e, conf); ok {
+		// Casts from and to strings and dates (casttext.go).
+		if fn == nil {
+			return nil, refuse(why)
+		}
+		e.fn = fn
+		return e, nil
+	}
 	numOrBool := func(t sparktype.Type) bool { return t.IsNumeric() || t.Kind == sparktype.Boolean }
 	if !numOrBool(from) || !numOrBool(to) {
 		if from.Equal(to) && from.Supported() {

@@ -31,9 +31,18 @@ object BolideErrors {
     }
     val ex: Throwable = try {
       if (cls.startsWith("CAST_INVALID_INPUT")) {
-        new SparkNumberFormatException(cls, params, Array.empty[QueryContext], "")
+        // Spark raises it as a different exception per target type: QueryExecutionErrors'
+        // invalidInputSyntaxForBooleanError, invalidInputInCastToDatetimeError and
+        // invalidInputInCastToNumberError.
+        params.getOrElse("targetType", "") match {
+          case "\"BOOLEAN\"" => new SparkRuntimeException(cls, params)
+          case "\"DATE\"" | "\"TIMESTAMP\"" | "\"TIMESTAMP_NTZ\"" =>
+            new SparkDateTimeException(cls, params, Array.empty[QueryContext], "")
+          case _ => new SparkNumberFormatException(cls, params, Array.empty[QueryContext], "")
+        }
       } else if (cls.startsWith("ARITHMETIC_OVERFLOW") || cls.startsWith("DIVIDE_BY_ZERO") ||
         cls.startsWith("NUMERIC_VALUE_OUT_OF_RANGE") || cls.startsWith("CAST_OVERFLOW") ||
+        cls == "NUMERIC_OUT_OF_SUPPORTED_RANGE" ||
         cls.startsWith("REMAINDER_BY_ZERO") || cls.startsWith("INTERVAL_DIVIDED_BY_ZERO")) {
         new SparkArithmeticException(cls, params, Array.empty[QueryContext], "")
       } else if (cls.startsWith("DATETIME_FIELD_OUT_OF_BOUNDS")) {

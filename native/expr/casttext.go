@@ -1,0 +1,25 @@
+package expr
+
+import (
+	"github.com/bolide-dev/bolide/native/plan"
+	"github.com/bolide-dev/bolide/native/sparktype"
+)
+
+// textCast picks the kernel of a cast from or to a string or a date. ok is false for casts it
+// does not handle (numeric and boolean casts, cast.go); a nil kernel with ok is a refusal, why
+// says what is missing.
+func textCast(e *cast, conf *plan.Conf) (fn castFn, why string, ok bool) {
+	from, to := e.from, e.to
+	switch {
+	case from.Kind == sparktype.String && to.IsIntegral():
+		return castStringToIntegral, "", true
+	case from.Kind == sparktype.String && to.Kind == sparktype.Boolean:
+		return castStringToBoolean, "", true
+	case from.Kind == sparktype.String && to.Kind == sparktype.Decimal:
+		if why := stringToDecimalRefusal(conf); why != "" {
+			return nil, why, true
+		}
+		return castStringToDecimal, "", true
+	}
+	return nil, "", false
+}
