@@ -20,6 +20,15 @@ func textCast(e *cast, conf *plan.Conf) (fn castFn, why string, ok bool) {
 			return nil, why, true
 		}
 		return castStringToDecimal, "", true
+	case from.Kind == sparktype.String && to.IsFloating():
+		return castStringToFloating, "", true
+	case from.Kind == sparktype.String && to.Kind == sparktype.Date:
+		return castStringToDate, "", true
+	case from.Kind == sparktype.Date && to.Kind == sparktype.String:
+		if why := legacyTimeParser(conf); why != "" {
+			return nil, why, true
+		}
+		return castDateToString, "", true
 	}
 	return nil, "", false
 }
