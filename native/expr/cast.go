@@ -152,6 +152,9 @@ func translateCast(pe *plan.Expr, conf *plan.Conf) (Expr, error) {
 	case from.Kind == sparktype.Boolean:
 		e.fn = castFromBoolean
 	case to.Kind == sparktype.Decimal:
+		if from.IsFloating() && javaToStringUnknown() != "" {
+			return nil, refuse(javaToStringUnknown()) // Decimal(double) parses Double.toString
+		}
 		e.fn = castToDecimal
 	case to.IsFloating():
 		e.fn = castToFloating
@@ -557,44 +560,26 @@ func decimalToDecimal(c *cast, k *kernelArgs, in arrow.Array) (arrow.Array, erro
 }
 
 // javaDoubleDecimal returns the decimal value of Java's Double.toString(f) as BigDecimal
-// parses it: unscaled digits and scale (negative scales already rescaled to 0, as
-// Decimal.set(BigDecimal) does). Go's shortest formatting gives the same digits as Java 19+.
+// parses it (javadouble.go, for the JVM's version): unscaled digits and scale (a negative
+// scale rescaled to 0, as Decimal.set(BigDecimal) does).
 func javaDoubleDecimal(f float64, u *big.Int) int32 {
-	s := strconv.FormatFloat(math.Abs(f), 'e', -1, 64) // d.ddde±xx
-	if !strings.Contains(s, ".") {
-		// Java prints at least two digits and then picks the two-digit decimal closest to f
-		// (Double.MIN_VALUE is "4.9E-324", not 5E-324).
-		s = strconv.FormatFloat(math.Abs(f), 'e', 1, 64)
-	}
-	mant, expS, _ := strings.Cut(s, "e")
-	exp, _ := strconv.Atoi(expS)
-	intPart, frac, _ := strings.Cut(mant, ".")
-	digits := strings.TrimRight(intPart+frac, "0")
-	if digits == "" {
-		digits = "0"
-	}
-	// value = digits x 10^(exp - (len(digits)-1)); Java shows at least one fractional digit.
-	nat := len(digits) - 1 - exp // the scale of digits as an unscaled value
-	abs := math.Abs(f)
-	var scale int
-	if abs >= 1e-3 && abs < 1e7 {
-		scale = max(nat, 1) // plain notation: "100.0", "0.001"
+	var jd javaFloatDigits
+	var buf [32]byte
+	s := jd.appendJava(buf[:0], f, 64, JavaVersion())
+	d, _ := parseJavaBigDecimal(s, make([]byte, 0, 24)) // Java's own text: always parses
+	if len(d.digits) == 0 {
+		u.SetInt64(0)
 	} else {
-		scale = max(len(digits)-1, 1) - exp // "d.dddE±n"
+		u.SetString(string(d.digits), 10)
 	}
-	u.SetString(digits, 10)
-	if scale > nat {
-		u.Mul(u, pow10Big(scale-nat))
-	}
-	if scale < 0 {
-		// Decimal.set(BigDecimal) rescales a negative scale to 0.
-		u.Mul(u, pow10Big(-scale))
-		scale = 0
-	}
-	if f < 0 {
+	if d.neg {
 		u.Neg(u)
 	}
-	return int32(scale)
+	if d.scale < 0 {
+		u.Mul(u, pow10Big(int(-d.scale)))
+		return 0
+	}
+	return d.scale
 }
 
 func floatsToDecimal(c *cast, k *kernelArgs, f []float64) (arrow.Array, error) {

@@ -24,6 +24,20 @@ func textCast(e *cast, conf *plan.Conf) (fn castFn, why string, ok bool) {
 		return castStringToFloating, "", true
 	case from.Kind == sparktype.String && to.Kind == sparktype.Date:
 		return castStringToDate, "", true
+	case to.Kind == sparktype.String && from.IsIntegral():
+		return castIntegralToString, "", true
+	case to.Kind == sparktype.String && from.Kind == sparktype.Boolean:
+		return castBooleanToString, "", true
+	case to.Kind == sparktype.String && from.Kind == sparktype.Decimal:
+		if from.Scale < 0 {
+			return nil, "a decimal with a negative scale", true
+		}
+		return castDecimalToString, "", true
+	case to.Kind == sparktype.String && from.IsFloating():
+		if why := javaToStringUnknown(); why != "" {
+			return nil, why, true
+		}
+		return castFloatingToString, "", true
 	case from.Kind == sparktype.Date && to.Kind == sparktype.String:
 		if why := legacyTimeParser(conf); why != "" {
 			return nil, why, true

@@ -16,6 +16,7 @@ import (
 	"runtime/debug"
 	"unsafe"
 
+	"github.com/bolide-dev/bolide/native/expr"
 	"github.com/bolide-dev/bolide/native/memory"
 	"github.com/bolide-dev/bolide/native/plan"
 	"github.com/bolide-dev/bolide/native/translate"
@@ -79,6 +80,15 @@ func Java_org_apache_spark_sql_bolide_NativeLib_configure(env *C.JNIEnv, _ C.jcl
 	if memLimit > 0 {
 		debug.SetMemoryLimit(int64(memLimit))
 	}
+}
+
+// setJavaVersion tells the engine the feature version of the JVM that loaded it (Java's
+// Double.toString prints other digits from Java 19 on; casts that print or parse it depend on it).
+//
+//export Java_org_apache_spark_sql_bolide_NativeLib_setJavaVersion
+func Java_org_apache_spark_sql_bolide_NativeLib_setJavaVersion(env *C.JNIEnv, _ C.jclass, feature C.jint) {
+	defer guard(env, "setJavaVersion")
+	expr.SetJavaVersion(int(feature))
 }
 
 // plan answers, on the driver, which nodes of an encoded Spark plan run natively (JSON in, JSON out).

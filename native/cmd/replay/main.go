@@ -8,7 +8,7 @@
 // It prints one JSON line: the process CPU seconds (user + system, every thread, the GC's too) and
 // the wall seconds of each run, and the rows the tasks produced.
 //
-//	replay [-runs N] [-warmup N] [-cpuprofile file] task.json...
+//	replay [-runs N] [-warmup N] [-cpuprofile file] [-java 17] task.json...
 package main
 
 import (
@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/bolide-dev/bolide/native/exec"
+	"github.com/bolide-dev/bolide/native/expr"
 	"github.com/bolide-dev/bolide/native/memory"
 	"github.com/bolide-dev/bolide/native/plan"
 	"github.com/bolide-dev/bolide/native/translate"
@@ -30,7 +31,9 @@ func main() {
 	runs := flag.Int("runs", 5, "timed runs over all the tasks")
 	warmup := flag.Int("warmup", 1, "untimed runs first (the page cache, the Go heap)")
 	profile := flag.String("cpuprofile", "", "write a CPU profile of the timed runs to this file")
+	javaVersion := flag.Int("java", 17, "feature version of the JVM the tasks were captured on (casts that print doubles follow its Double.toString)")
 	flag.Parse()
+	expr.SetJavaVersion(*javaVersion)
 	if flag.NArg() == 0 {
 		fmt.Fprintln(os.Stderr, "usage: replay [-runs N] [-warmup N] [-cpuprofile file] task.json...")
 		os.Exit(2)

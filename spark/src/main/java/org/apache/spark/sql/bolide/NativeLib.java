@@ -11,6 +11,12 @@ public final class NativeLib {
   /** The engine's version string; must equal the adapter's. */
   public static native String version();
 
+  /**
+   * Tells the engine the feature version of the running JVM ({@code Runtime.version().feature()}):
+   * Double.toString's digits, which casts to strings print, differ from Java 19 on.
+   */
+  public static native void setJavaVersion(int feature);
+
   /** Sizes the Go runtime after the executor (cores, bytes of memory outside the heap). */
   public static native void configure(int cores, long memoryLimitBytes);
 

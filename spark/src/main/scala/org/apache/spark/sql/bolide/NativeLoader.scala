@@ -72,6 +72,7 @@ object NativeLoader extends Logging {
     if (v != AdapterVersion) {
       throw new IllegalStateException(s"native library version $v differs from the adapter's $AdapterVersion")
     }
+    NativeLib.setJavaVersion(Runtime.version().feature())
     logInfo(s"Bolide native engine $v loaded from $file")
     v
   }
