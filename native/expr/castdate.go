@@ -164,7 +164,9 @@ func buildStrings(k *kernelArgs, appendRow func(dst []byte, i int) []byte, perRo
 	offBuf, offs := newFixed[int32](k.alloc, k.n+1)
 	dataBuf := memory.NewResizableBuffer(k.alloc)
 	dataBuf.Reserve(max(k.n*perRow, 64))
-	data := dataBuf.Buf()[:0]
+	// The buffer owns len(Buf()) bytes; the slice's capacity may be larger (pooled memory), and
+	// bytes past len(Buf()) are cleared when the buffer grows: never write there.
+	data := dataBuf.Buf()[:0:len(dataBuf.Buf())]
 	var scratch [64]byte
 	offs[0] = 0
 	for i := 0; i < k.n; i++ {
@@ -177,7 +179,7 @@ func buildStrings(k *kernelArgs, appendRow func(dst []byte, i int) []byte, perRo
 					return nil, fmt.Errorf("cast to string: result exceeds %d bytes in one batch", math.MaxInt32)
 				}
 				dataBuf.Reserve(max(2*cap(data), len(data)+len(row))) // keeps the bytes written
-				data = dataBuf.Buf()[:len(data)]
+				data = dataBuf.Buf()[:len(data):len(dataBuf.Buf())]
 			}
 			data = append(data, row...)
 		}

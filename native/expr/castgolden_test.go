@@ -96,6 +96,30 @@ func sparkTypeName(sql string) string {
 
 func goldenCast(t *testing.T, from, to, mode, tz, in string) string {
 	t.Helper()
+	v := goldenValue(t, from, in)
+	fj, tj := sparkTypeName(from), sparkTypeName(to)
+	js := node("Cast", tj, "child", col(0, fj), "dataType", fmt.Sprintf(`{"type":%s}`, q(tj)), "timeZoneId", q(tz), "evalMode", q(mode))
+	e := mustTranslate(t, js)
+	ctx := newCtx()
+	b := batch(column(t, fj, v))
+	out, err := e.Eval(ctx, b)
+	if err != nil {
+		if ctx.Alloc.Used() != 0 {
+			t.Errorf("%s: %d bytes leaked on error", e, ctx.Alloc.Used())
+		}
+		se, ok := exec.AsSparkError(err)
+		if !ok {
+			return "EXC " + err.Error()
+		}
+		return "ERR " + se.Class + " " + goldenException(se) + " " + goldenParams(se.Params)
+	}
+	defer out.Release()
+	return goldenRender(out, 0)
+}
+
+// goldenValue converts a golden input to the Go value the column builder takes.
+func goldenValue(t *testing.T, from, in string) any {
+	t.Helper()
 	var v any
 	switch from {
 	case "string":
@@ -132,24 +156,7 @@ func goldenCast(t *testing.T, from, to, mode, tz, in string) string {
 			t.Fatalf("no golden input type %s", from)
 		}
 	}
-	fj, tj := sparkTypeName(from), sparkTypeName(to)
-	js := node("Cast", tj, "child", col(0, fj), "dataType", fmt.Sprintf(`{"type":%s}`, q(tj)), "timeZoneId", q(tz), "evalMode", q(mode))
-	e := mustTranslate(t, js)
-	ctx := newCtx()
-	b := batch(column(t, fj, v))
-	out, err := e.Eval(ctx, b)
-	if err != nil {
-		if ctx.Alloc.Used() != 0 {
-			t.Errorf("%s: %d bytes leaked on error", e, ctx.Alloc.Used())
-		}
-		se, ok := exec.AsSparkError(err)
-		if !ok {
-			return "EXC " + err.Error()
-		}
-		return "ERR " + se.Class + " " + goldenException(se) + " " + goldenParams(se.Params)
-	}
-	defer out.Release()
-	return goldenRender(out, 0)
+	return v
 }
 
 // goldenException names the Spark exception the JVM rethrows a SparkError as (BolideErrors).
@@ -224,4 +231,60 @@ func goldenRender(a arrow.Array, i int) string {
 		return "s:" + hex.EncodeToString([]byte(x.Value(i)))
 	}
 	return show(a, i)
+}
+
+// TestCastGoldenBatches evaluates the golden casts that give a value (no error) a column at a
+// time, each value followed by a null: the kernels' batch paths (output buffers that grow,
+// offsets, validity) against the same answers.
+func TestCastGoldenBatches(t *testing.T) {
+	f, err := os.Open("testdata/casts.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	type group struct{ from, to, mode, tz string }
+	inputs := map[group][]string{}
+	wants := map[group][]string{}
+	var order []group
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		p := strings.Split(sc.Text(), "\t")
+		if len(p) != 6 || strings.HasPrefix(p[5], "ERR") || strings.HasPrefix(p[5], "EXC") {
+			continue
+		}
+		g := group{p[0], p[1], p[2], p[3]}
+		if _, ok := inputs[g]; !ok {
+			order = append(order, g)
+		}
+		inputs[g] = append(inputs[g], p[4])
+		wants[g] = append(wants[g], p[5])
+	}
+	for _, g := range order {
+		var vals []any
+		for _, in := range inputs[g] {
+			vals = append(vals, goldenValue(t, g.from, in), nil)
+		}
+		fj, tj := sparkTypeName(g.from), sparkTypeName(g.to)
+		js := node("Cast", tj, "child", col(0, fj), "dataType", fmt.Sprintf(`{"type":%s}`, q(tj)), "timeZoneId", q(g.tz), "evalMode", q(g.mode))
+		e := mustTranslate(t, js)
+		ctx := newCtx()
+		out, err := e.Eval(ctx, batch(column(t, fj, vals...)))
+		if err != nil {
+			t.Errorf("%v: %v", g, err)
+			continue
+		}
+		for i, want := range wants[g] {
+			if got := goldenRender(out, 2*i); got != want {
+				t.Errorf("%v input %s: batch got %s, want %s", g, inputs[g][i], got, want)
+			}
+			if !out.IsNull(2*i + 1) {
+				t.Errorf("%v: a null input gave a value", g)
+			}
+		}
+		out.Release()
+		if ctx.Alloc.Used() != 0 {
+			t.Errorf("%v: %d bytes leaked", g, ctx.Alloc.Used())
+		}
+	}
 }
