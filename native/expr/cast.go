@@ -128,7 +128,7 @@ func translateCast(pe *plan.Expr, conf *plan.Conf) (Expr, error) {
 		e.fn = castStringToBinary
 		return e, nil
 	}
-	if fn, why, ok := textCast(e, conf); ok {
+	if fn, why, ok := textCast(e, pe, conf); ok {
 		// Casts from and to strings and dates (casttext.go).
 		if fn == nil {
 			return nil, refuse(why)

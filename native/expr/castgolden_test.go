@@ -137,7 +137,7 @@ func goldenValue(t *testing.T, from, in string) any {
 	case "int", "date", "tinyint", "smallint":
 		x, _ := strconv.Atoi(in)
 		v = x
-	case "bigint", "timestamp":
+	case "bigint", "timestamp", "timestamp_ntz":
 		x, _ := strconv.ParseInt(in, 10, 64)
 		v = x
 	case "boolean":

@@ -8,7 +8,7 @@ import (
 // textCast picks the kernel of a cast from or to a string or a date. ok is false for casts it
 // does not handle (numeric and boolean casts, cast.go); a nil kernel with ok is a refusal, why
 // says what is missing.
-func textCast(e *cast, conf *plan.Conf) (fn castFn, why string, ok bool) {
+func textCast(e *cast, pe *plan.Expr, conf *plan.Conf) (fn castFn, why string, ok bool) {
 	from, to := e.from, e.to
 	switch {
 	case from.Kind == sparktype.String && to.IsIntegral():
@@ -38,6 +38,14 @@ func textCast(e *cast, conf *plan.Conf) (fn castFn, why string, ok bool) {
 			return nil, why, true
 		}
 		return castFloatingToString, "", true
+	case to.Kind == sparktype.String && from.Kind == sparktype.Timestamp:
+		z, err := zoneOf(pe, conf)
+		if err != nil {
+			return nil, err.Error(), true
+		}
+		return timestampToString(z), "", true
+	case to.Kind == sparktype.String && from.Kind == sparktype.TimestampNTZ:
+		return timestampToString(nil), "", true
 	case from.Kind == sparktype.Date && to.Kind == sparktype.String:
 		if why := legacyTimeParser(conf); why != "" {
 			return nil, why, true

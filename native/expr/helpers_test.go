@@ -121,7 +121,12 @@ func column(t testing.TB, typ string, vals ...any) arrow.Array {
 				bb.Append(x)
 			}
 		case *array.TimestampBuilder:
-			bb.Append(arrow.Timestamp(v.(int)))
+			switch x := v.(type) {
+			case int:
+				bb.Append(arrow.Timestamp(x))
+			case int64:
+				bb.Append(arrow.Timestamp(x))
+			}
 		case *array.Float32Builder:
 			bb.Append(v.(float32))
 		case *array.Float64Builder:
