@@ -18,8 +18,22 @@ import (
 	"github.com/bolide-dev/bolide/native/exec"
 )
 
-// The golden answers were recorded on Java 17: Double.toString's digits depend on the version.
-func init() { SetJavaVersion(17) }
+// The golden answers were recorded on Java 17: Double.toString's digits depend on the version,
+// the region IDs a timestamp string may name on its tzdb.
+func init() {
+	SetJavaVersion(17)
+	b, err := os.ReadFile("testdata/javazoneids.txt")
+	if err != nil {
+		panic(err)
+	}
+	var ids []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if l != "" && !strings.HasPrefix(l, "#") {
+			ids = append(ids, l)
+		}
+	}
+	SetJavaZoneIDs(ids)
+}
 
 // TestCastGolden replays testdata/casts.tsv: Spark 4.1.3's own answers (Cast.eval on JDK 17,
 // one value at a time) for casts from and to strings and dates in LEGACY, ANSI and TRY mode.

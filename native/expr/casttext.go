@@ -22,6 +22,16 @@ func textCast(e *cast, pe *plan.Expr, conf *plan.Conf) (fn castFn, why string, o
 		return castStringToDecimal, "", true
 	case from.Kind == sparktype.String && to.IsFloating():
 		return castStringToFloating, "", true
+	case from.Kind == sparktype.String && to.Kind == sparktype.Timestamp:
+		z, err := zoneOf(pe, conf)
+		if err != nil {
+			return nil, err.Error(), true
+		}
+		fn, why := stringToTimestampCast(to, z)
+		return fn, why, true
+	case from.Kind == sparktype.String && to.Kind == sparktype.TimestampNTZ:
+		fn, why := stringToTimestampCast(to, nil)
+		return fn, why, true
 	case from.Kind == sparktype.String && to.Kind == sparktype.Date:
 		return castStringToDate, "", true
 	case to.Kind == sparktype.String && from.IsIntegral():

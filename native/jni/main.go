@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"unsafe"
 
 	"github.com/bolide-dev/bolide/native/expr"
@@ -89,6 +90,15 @@ func Java_org_apache_spark_sql_bolide_NativeLib_configure(env *C.JNIEnv, _ C.jcl
 func Java_org_apache_spark_sql_bolide_NativeLib_setJavaVersion(env *C.JNIEnv, _ C.jclass, feature C.jint) {
 	defer guard(env, "setJavaVersion")
 	expr.SetJavaVersion(int(feature))
+}
+
+// setZoneIds tells the engine which region IDs the JVM's java.time knows
+// (ZoneId.getAvailableZoneIds, one per line): timestamp strings may name them.
+//
+//export Java_org_apache_spark_sql_bolide_NativeLib_setZoneIds
+func Java_org_apache_spark_sql_bolide_NativeLib_setZoneIds(env *C.JNIEnv, _ C.jclass, ids C.jstring) {
+	defer guard(env, "setZoneIds")
+	expr.SetJavaZoneIDs(strings.Split(goString(env, ids), "\n"))
 }
 
 // plan answers, on the driver, which nodes of an encoded Spark plan run natively (JSON in, JSON out).

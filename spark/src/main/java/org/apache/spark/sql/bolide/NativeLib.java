@@ -17,6 +17,12 @@ public final class NativeLib {
    */
   public static native void setJavaVersion(int feature);
 
+  /**
+   * Tells the engine the region IDs java.time knows ({@code ZoneId.getAvailableZoneIds()}, one
+   * per line): timestamp strings cast natively may name them.
+   */
+  public static native void setZoneIds(String ids);
+
   /** Sizes the Go runtime after the executor (cores, bytes of memory outside the heap). */
   public static native void configure(int cores, long memoryLimitBytes);
 

@@ -73,6 +73,7 @@ object NativeLoader extends Logging {
       throw new IllegalStateException(s"native library version $v differs from the adapter's $AdapterVersion")
     }
     NativeLib.setJavaVersion(Runtime.version().feature())
+    NativeLib.setZoneIds(java.time.ZoneId.getAvailableZoneIds.toArray(Array.empty[String]).sorted.mkString("\n"))
     logInfo(s"Bolide native engine $v loaded from $file")
     v
   }

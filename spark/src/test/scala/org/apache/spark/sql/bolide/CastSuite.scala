@@ -28,12 +28,17 @@ class CastSuite extends BolideSuiteBase {
   @Before def setUp(): Unit = CastSuite.ensure(spark)
 
   private val fromString = Seq("TINYINT", "SMALLINT", "INT", "BIGINT", "BOOLEAN", "DECIMAL(10,2)", "DECIMAL(38,18)",
-    "DECIMAL(20,0)", "DECIMAL(5,5)", "DOUBLE", "FLOAT", "DATE")
+    "DECIMAL(20,0)", "DECIMAL(5,5)", "DOUBLE", "FLOAT", "DATE", "TIMESTAMP", "TIMESTAMP_NTZ")
+  private val Zones = Seq("UTC", "America/Los_Angeles", "Europe/Berlin", "Australia/Lord_Howe", "Asia/Kolkata", "+05:30")
 
   /** A cast of s as the result column; dates as their epoch day (java.sql.Date, which collect
    * makes of a DATE, cannot hold years past 9999 nor the far past exactly). */
-  private def castCol(cast: String, t: String): String =
-    if (t == "DATE") s"unix_date($cast(s AS $t))" else s"$cast(s AS $t)"
+  private def castCol(cast: String, t: String): String = t match {
+    case "DATE" => s"unix_date($cast(s AS $t))"
+    case "TIMESTAMP" => s"unix_micros($cast(s AS $t))"
+    case "TIMESTAMP_NTZ" => s"cast($cast(s AS $t) AS STRING)"
+    case _ => s"$cast(s AS $t)"
+  }
 
   @Test def stringsLegacy(): Unit = withConf("spark.sql.ansi.enabled" -> "false") {
     val df = checkNative("SELECT id, s, " + fromString.map(castCol("cast", _)).mkString(", ") + " FROM cast_gen",
@@ -57,6 +62,18 @@ class CastSuite extends BolideSuiteBase {
   @Test def stringsAnsiWhereTheyParse(): Unit = withConf("spark.sql.ansi.enabled" -> "true") {
     fromString.foreach { t =>
       checkNative(s"SELECT id, s, ${castCol("cast", t)} FROM cast_gen WHERE try_cast(s AS $t) IS NOT NULL",
+        Seq(Scan, Filter, Project))
+    }
+  }
+
+  @Test def timestampsInZones(): Unit = Zones.foreach { z =>
+    withConf("spark.sql.session.timeZone" -> z, "spark.sql.ansi.enabled" -> "false") {
+      checkNative("SELECT id, s, unix_micros(cast(s AS TIMESTAMP)), unix_micros(try_cast(s AS TIMESTAMP)), " +
+        "cast(ts AS STRING), cast(tsn AS STRING), cast(cast(ts AS STRING) AS TIMESTAMP) = ts FROM cast_gen",
+        Seq(Scan, Project))
+    }
+    withConf("spark.sql.session.timeZone" -> z, "spark.sql.ansi.enabled" -> "true") {
+      checkNative("SELECT id, s, unix_micros(cast(s AS TIMESTAMP)) FROM cast_gen WHERE try_cast(s AS TIMESTAMP) IS NOT NULL",
         Seq(Scan, Filter, Project))
     }
   }
@@ -107,9 +124,11 @@ class CastSuite extends BolideSuiteBase {
       assertEquals(s"message for $q", text(expected), text(actual))
       assertTrue(s"native Project must have run: $q", nativeOperators(df).contains(Project))
     }
-    // A whole column of bad values: the same class and exception (which row fails first differs).
+    // A whole column of bad values: the same class (which row fails first differs, so only rows
+    // that fail alike: for decimals, ASCII strings without a digit, not numbers out of range).
     fromString.filter(_ != "BOOLEAN").foreach { t =>
-      val q = s"SELECT id, cast(s AS $t) FROM cast_gen"
+      val where = if (t.startsWith("DECIMAL")) " WHERE s NOT RLIKE '[0-9]' AND length(s) = octet_length(s)" else ""
+      val q = s"SELECT id, ${castCol("cast", t)} FROM cast_gen$where"
       val expected = withConf("spark.bolide.enabled" -> "false")(intercept(spark.sql(q).collect()))
       val df = spark.sql(q)
       val actual = intercept(df.collect())
@@ -119,8 +138,8 @@ class CastSuite extends BolideSuiteBase {
   }
 
   @Test def refusedCastsSayWhy(): Unit = withConf("spark.sql.ansi.enabled" -> "false") {
-    val df = checkNative("SELECT id, cast(s AS TIMESTAMP) FROM cast_gen", Seq(Scan))
-    assertTrue(bolideReport(df), bolideReport(df).contains("cast from string to timestamp"))
+    val df = checkNative("SELECT id, cast(unhex(hex(s)) AS STRING) FROM cast_gen", Seq(Scan))
+    assertTrue(bolideReport(df), bolideReport(df).contains("cast from binary to string"))
     withConf("spark.sql.legacy.timeParserPolicy" -> "LEGACY") {
       val df = checkNative("SELECT id, cast(dt AS STRING) FROM cast_gen", Seq(Scan))
       assertTrue(bolideReport(df), bolideReport(df).contains("timeParserPolicy"))
@@ -158,6 +177,9 @@ object CastSuite {
     ("0x1.8", "DOUBLE", "CAST_INVALID_INPUT"),
     ("1,5", "FLOAT", "CAST_INVALID_INPUT"),
     ("2020-02-30", "DATE", "CAST_INVALID_INPUT"),
+    ("2020-01-01 25:00:00", "TIMESTAMP", "CAST_INVALID_INPUT"),
+    ("2020-01-01T00:00:00 Mars/Phobos", "TIMESTAMP", "CAST_INVALID_INPUT"),
+    ("12:00:00", "TIMESTAMP_NTZ", "CAST_INVALID_INPUT"),
     ("20201-1-1x", "DATE", "CAST_INVALID_INPUT")
   ).map { case (s, t, c) => (s.getBytes(UTF_8), t, c) } :+
     ((Array[Byte]('1', 0xff.toByte, '2'), "INT", "CAST_INVALID_INPUT")) :+
@@ -250,6 +272,19 @@ object CastSuite {
       val tail = if (d.isEmpty) pick(Seq("", "", "T", " x")) else pick(Seq("", "", "", "T", "T12:34:56", " 12:00", " junk", "x", "T\u00e9"))
       pad(pick(Seq("", "", "", "", "-", "+")) + y + m + d + tail)
     }
+    def timestamp: String = {
+      val day = pick(Seq(date, "2024-03-10", "2024-11-03", "2024-03-31", "2024-10-27", "1883-11-18", "2020-01-01",
+        "%04d-%02d-%02d".format(1 + rnd.nextInt(9999), 1 + rnd.nextInt(12), 1 + rnd.nextInt(28))))
+      val time = "%d:%02d:%02d".format(rnd.nextInt(25), rnd.nextInt(61), rnd.nextInt(61)) +
+        pick(Seq("", "", "." + digits(1 + rnd.nextInt(9)), "."))
+      val zone = pick(Seq("", "", "", "Z", "+05:00", "-8", "+5:30", "-08:00:01", " UTC", "GMT+3", "UTC-05:30", " PST", " EST",
+        " America/New_York", " Europe/Paris", " Mars/Phobos", " utc", "+19:00", "UT", "+0130"))
+      rnd.nextInt(10) match {
+        case 0 => pad(pick(Seq("T", "", " ")) + time + zone)
+        case 1 => pad(day.trim)
+        case _ => pad(day.trim.takeWhile(c => c != 'T' && c != ' ') + pick(Seq("T", " ")) + time + zone)
+      }
+    }
     def boolean: String = {
       val w = pick(Seq("t", "true", "y", "yes", "1", "f", "false", "n", "no", "0", "tru", "yess", "2", "on", "off", "-1", ""))
       pad(w.map(c => if (rnd.nextBoolean()) c.toUpper else c))
@@ -266,13 +301,14 @@ object CastSuite {
       "2020-02-29", "2019-02-29", "-0001-12-31", "+10000-01-01", "5881580-07-11", "5881580-07-12", "-5877641-06-23",
       "-5877641-06-22", "2020-01-01T", "2020-01-01 whatever", "2020-1-1", "2020-01", "2020", "202", "20200101")
     val strings: IndexedSeq[Array[Byte]] = (fixed.map(_.getBytes(UTF_8)) ++ (fixed.size until 4000).map { i =>
-      bytes(i % 6 match {
+      bytes(i % 7 match {
         case 0 => integer
         case 1 => decimal
         case 2 => double
         case 3 => date
         case 4 => boolean
-        case _ => pick(Seq(integer, decimal, double, date, boolean))
+        case 5 => timestamp
+        case _ => pick(Seq(integer, decimal, double, date, boolean, timestamp))
       })
     }).toIndexedSeq
     val minDay = java.time.LocalDate.of(-3000, 1, 1).toEpochDay
@@ -302,15 +338,24 @@ object CastSuite {
         if (nul(41)) None else Some(BigDecimal(BigInt(pick(Seq(rnd.nextLong() % 1000, rnd.nextLong() % 100000000L,
           rnd.nextLong(), 0L, 1L, 10L, 99L))), 8)),
         if (nul(43)) None else Some(rnd.nextBoolean()),
-        if (nul(47)) None else Some((minDay + (rnd.nextDouble() * (maxDay - minDay)).toLong).toInt))
+        if (nul(47)) None else Some((minDay + (rnd.nextDouble() * (maxDay - minDay)).toLong).toInt),
+        if (nul(53)) None else Some(pick(Seq(rnd.nextLong(), (rnd.nextDouble() * 4e17 - 2e17).toLong,
+          pick(Seq(1710064800000000L, 1730620800000000L, 1711846800000000L, 1729990800000000L)) + rnd.nextInt(7200) * 1000000L - 3600000000L,
+          rnd.nextLong() / 1000000 * 1000000, Long.MinValue, Long.MaxValue, 0L))))
     }
-    spark.conf.set("spark.bolide.enabled", "false")
+    // TIMESTAMP_MICROS and no calendar rebasing: the values written are the values generated.
+    val writeConf = Seq("spark.bolide.enabled" -> "false", "spark.sql.session.timeZone" -> "UTC",
+      "spark.sql.parquet.outputTimestampType" -> "TIMESTAMP_MICROS",
+      "spark.sql.parquet.datetimeRebaseModeInWrite" -> "CORRECTED", "spark.sql.parquet.int96RebaseModeInWrite" -> "CORRECTED")
+    val old = writeConf.map { case (k, _) => k -> spark.conf.getOption(k) }
+    writeConf.foreach { case (k, v) => spark.conf.set(k, v) }
     try {
       import spark.implicits._
-      rows.toDF("id", "raw", "b", "sh", "i", "l", "f", "d", "d1", "d2", "d3", "bo", "di")
+      rows.toDF("id", "raw", "b", "sh", "i", "l", "f", "d", "d1", "d2", "d3", "bo", "di", "tsm")
         .selectExpr("id", "cast(raw AS STRING) AS s", "b", "sh", "i", "l", "f", "d",
           "cast(d1 AS DECIMAL(10,2)) AS d1", "cast(d2 AS DECIMAL(38,18)) AS d2", "cast(d3 AS DECIMAL(20,8)) AS d3",
-          "bo", "date_from_unix_date(di) AS dt")
+          "bo", "date_from_unix_date(di) AS dt", "timestamp_micros(tsm) AS ts",
+          "cast(timestamp_micros(tsm DIV 10) AS TIMESTAMP_NTZ) AS tsn")
         .repartition(4)
         .write.mode("overwrite").parquet(TestData.path("cast_gen"))
       spark.read.parquet(TestData.path("cast_gen")).createOrReplaceTempView("cast_gen")
@@ -319,6 +364,9 @@ object CastSuite {
         .repartition(2)
         .write.mode("overwrite").parquet(TestData.path("cast_bad"))
       spark.read.parquet(TestData.path("cast_bad")).createOrReplaceTempView("cast_bad")
-    } finally spark.conf.unset("spark.bolide.enabled")
+    } finally old.foreach {
+      case (k, Some(v)) => spark.conf.set(k, v)
+      case (k, None) => spark.conf.unset(k)
+    }
   }
 }
