@@ -33,10 +33,11 @@ import (
 //     (LEGACY/TRY) or NUMERIC_VALUE_OUT_OF_RANGE (ANSI); NaN and infinities give null.
 //   - numeric -> boolean: value != 0 (NaN is true); boolean -> numeric: 1 / 0.
 //   - string -> binary: the string's UTF-8 bytes (UTF8String.getBytes), in every mode.
-// Everything else (other string casts, dates, timestamps, ...) is refused.
+// Casts from and to strings (numbers, booleans, dates, timestamps) are casttext.go's dispatch.
+// Everything else (binary -> string, dates <-> timestamps, intervals, ...) is refused.
 
 func init() {
-	Register("Cast", "casts among boolean, byte, short, int, long, float, double and decimal (Spark LEGACY/ANSI/TRY rules), and string to binary (its UTF-8 bytes); other casts refused", translateCast)
+	Register("Cast", "casts among boolean, byte, short, int, long, float, double and decimal (Spark LEGACY/ANSI/TRY rules); string to binary; string to every numeric type, boolean, date, timestamp and timestamp_ntz, and all of these to string, with Spark's parsers and printers (Java's Double.toString of the running JVM) and ANSI errors; other casts (binary to string, dates to and from timestamps, intervals) refused", translateCast)
 }
 
 type castFn func(c *cast, k *kernelArgs, in arrow.Array) (arrow.Array, error)
