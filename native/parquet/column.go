@@ -54,8 +54,9 @@ type cursor struct {
 	bools  *rleBools     // BOOLEAN columns: decodes the values of RLE pages (see rleBools)
 	nest   *levelStream  // a leaf of a nested column: levels and slots (nested.go)
 	// own reads the chunk's pages instead of parquet-go (pages.go), when useOwn.
-	own    *pageReader
-	useOwn bool
+	own      *pageReader
+	useOwn   bool
+	skipRows int // rows to move past before the next read (skip)
 }
 
 func (c *cursor) start(pages pq.Pages) {
@@ -74,7 +75,7 @@ func (c *cursor) startOwn(ra io.ReaderAt, md *format.ColumnMetaData) {
 }
 
 func (c *cursor) stop() {
-	c.useOwn = false
+	c.useOwn, c.skipRows = false, 0
 	if c.page != nil {
 		pq.Release(c.page)
 		c.page = nil
@@ -203,6 +204,11 @@ type chunk struct {
 
 // advance returns the next chunk of at most want rows, loading a page when needed.
 func (c *cursor) advance(want int) (chunk, error) {
+	if c.skipRows > 0 {
+		if err := c.flushSkip(); err != nil {
+			return chunk{}, err
+		}
+	}
 	if c.row == c.nrows {
 		if err := c.load(); err != nil {
 			return chunk{}, err
@@ -218,6 +224,52 @@ func (c *cursor) advance(want int) (chunk, error) {
 		return chunk{}, fmt.Errorf("page declares %d values but holds %d: %w", c.val+ch.m, c.vals.n, pq.ErrCorrupted)
 	}
 	return ch, nil
+}
+
+// skip moves the cursor n rows on without decoding them. With the cursor's own page reader the
+// move is only noted: the next read makes it, skipping the whole pages in between by their
+// headers (never decompressed), so that a page whose rows nobody reads is never decoded.
+func (c *cursor) skip(n int) error {
+	if c.useOwn {
+		c.skipRows += n
+		return nil
+	}
+	for n > 0 {
+		ch, err := c.advance(n)
+		if err != nil {
+			return err
+		}
+		c.consume(ch)
+		n -= ch.k
+	}
+	return nil
+}
+
+// flushSkip makes the move skip noted.
+func (c *cursor) flushSkip() error {
+	for c.skipRows > 0 {
+		if c.row < c.nrows {
+			k := min(c.skipRows, c.nrows-c.row)
+			ch := chunk{k: k, m: k}
+			if c.maxDef > 0 {
+				ch.m = countDefined(c.def[c.row:c.row+k], c.maxDef)
+			}
+			c.consume(ch)
+			c.skipRows -= k
+			continue
+		}
+		k, err := c.own.skipPages(c.skipRows)
+		if err != nil {
+			return err
+		}
+		if c.skipRows -= k; c.skipRows == 0 {
+			break
+		}
+		if err := c.load(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (c *cursor) consume(ch chunk) {

@@ -47,15 +47,7 @@ func (c *column) skip(n int, mem memory.Allocator) error {
 	if c.leaf == nil {
 		return nil
 	}
-	for pos := 0; pos < n; {
-		ch, err := c.cur.advance(n - pos)
-		if err != nil {
-			return err
-		}
-		c.cur.consume(ch)
-		pos += ch.k
-	}
-	return nil
+	return c.cur.skip(n)
 }
 
 // readSelected decodes the rows sel (increasing, below n) of the next n rows.
@@ -88,6 +80,9 @@ func (c *column) codes(n int, dst []int32, mem memory.Allocator) (codes []int32,
 	cur := &c.cur
 	var of *dictionary
 	var nd uint32
+	if err := cur.flushSkip(); err != nil {
+		return nil, nil, false, nil, err
+	}
 	for pos := 0; pos < n; {
 		if cur.row == cur.nrows {
 			if err := cur.load(); err != nil {
@@ -227,6 +222,14 @@ type selWalk struct {
 	j   int
 }
 
+// gap is the number of rows from pos on, before the next selected row (or the batch's end n).
+func (w *selWalk) gap(pos, n int) int {
+	if w.j < len(w.sel) {
+		return int(w.sel[w.j]) - pos
+	}
+	return n - pos
+}
+
 // next returns the selected rows below end.
 func (w *selWalk) next(end int) []int32 {
 	e := w.j
@@ -275,6 +278,13 @@ func (d *fixedDecoder[T]) readSelected(c *cursor, n int, sel []int32, mem memory
 	}
 	w := selWalk{sel: sel}
 	for pos := 0; pos < n; {
+		if g := w.gap(pos, n); g > 0 {
+			if err := c.skip(g); err != nil {
+				return fail(err)
+			}
+			pos += g
+			continue
+		}
 		ch, err := c.advance(n - pos)
 		if err != nil {
 			return fail(err)
@@ -408,6 +418,13 @@ func (d *bytesDecoder) readSelected(c *cursor, n int, sel []int32, mem memory.Al
 	}
 	w := selWalk{sel: sel}
 	for pos := 0; pos < n; {
+		if g := w.gap(pos, n); g > 0 {
+			if err := c.skip(g); err != nil {
+				return fail(err)
+			}
+			pos += g
+			continue
+		}
 		ch, err := c.advance(n - pos)
 		if err != nil {
 			return fail(err)
