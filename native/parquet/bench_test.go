@@ -135,8 +135,11 @@ func BenchmarkFilteredRead(b *testing.B) {
 	// w*400 consecutive rows.
 	path := writeFile(b, cols, n, pq.Compression(&pq.Snappy), pq.MaxRowsPerRowGroup(128*1024), pq.PageBufferSize(64<<10))
 	fs := fields(cols)
-	for _, days := range []int32{1, 50, 1300} {
+	for _, days := range []int32{1, 50, 1300, 2560} {
 		lo, hi := int32(8000+1000), int32(8000+1000)+days
+		if days > 2000 {
+			lo, hi = 8000+20, 8000+1000000 // 98% of the rows
+		}
 		keep := func(v int32) bool { return v >= lo && v < hi }
 		b.Run(fmt.Sprintf("%d_days/eager", days), func(b *testing.B) {
 			mem := bmem.NewTaskAllocator(nil)
