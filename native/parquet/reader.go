@@ -63,6 +63,7 @@ type Stats struct {
 	RowGroupsTotal          int   // row groups in the file
 	RowGroupsInSplit        int   // row groups whose midpoint lies in the split
 	RowGroupsSkippedByStats int   // of those, skipped because statistics prove no row can match
+	RowGroupsSkippedByBloom int   // of the rest, skipped because bloom filters prove it (bloom.go)
 	RowGroupsRead           int   // row groups actually decoded
 	RowsSkippedByPageIndex  int64 // rows of read row groups skipped by the page index (pageindex.go)
 	RowsRead                int64 // rows returned
@@ -237,6 +238,10 @@ func OpenReaderAt(name string, ra io.ReaderAt, size, start, length int64, spec *
 		r.stats.RowGroupsInSplit++
 		if !keepRowGroup(preds, rg) {
 			r.stats.RowGroupsSkippedByStats++
+			continue
+		}
+		if r.bloomExcludesAny(i) {
+			r.stats.RowGroupsSkippedByBloom++
 			continue
 		}
 		if rg.NumRows <= 0 {
