@@ -870,6 +870,7 @@ type bytesDecoder struct {
 	dictOffs []uint32
 	dictN    int
 	size     int
+	uniform  int     // the length of every dictionary value, -1 when they differ
 	vidx     []int32 // readSelected: the selected rows' value indexes
 }
 
@@ -1028,6 +1029,14 @@ func (d *bytesDecoder) fromDict(c *cursor, ch chunk, offs []int32, sink *byteSin
 	}
 	out := sink.grab(total)
 	ddata := d.dictData
+	if l := d.uniform; l >= 0 && l <= 8 && ch.m == ch.k && !d.fixed {
+		expandUniform(out, ddata[d.dictOffs[0]:], idx, l)
+		base := offs[0]
+		for i := range idx {
+			offs[i+1] = base + int32((i+1)*l)
+		}
+		return nil
+	}
 	base := offs[0]
 	w := 0
 	j := 0
@@ -1064,6 +1073,22 @@ func (d *bytesDecoder) fromDict(c *cursor, ch chunk, offs []int32, sink *byteSin
 	return nil
 }
 
+// expandUniform writes the dictionary values idx (all l bytes long, packed in vals) to out.
+func expandUniform(out, vals []byte, idx []int32, l int) {
+	switch l {
+	case 0:
+	case 1:
+		out = out[:len(idx)]
+		for i, x := range idx {
+			out[i] = vals[x]
+		}
+	default:
+		for i, x := range idx {
+			copy(out[i*l:i*l+l], vals[int(x)*l:int(x)*l+l])
+		}
+	}
+}
+
 // loadDict validates the dictionary of the current page once.
 func (d *bytesDecoder) loadDict(c *cursor) error {
 	d.dictOf = nil
@@ -1091,6 +1116,18 @@ func (d *bytesDecoder) loadDict(c *cursor) error {
 		}
 	}
 	d.dictData, d.dictOffs, d.dictN = data, offsets, n
+	// A dictionary of values of one length (flags, codes) is expanded by a stride.
+	d.uniform = -1
+	if !d.fixed && n > 0 {
+		l := offsets[1] - offsets[0]
+		d.uniform = int(l)
+		for k := 1; k < n; k++ {
+			if offsets[k+1]-offsets[k] != l {
+				d.uniform = -1
+				break
+			}
+		}
+	}
 	d.dictOf = c.dict
 	return nil
 }
