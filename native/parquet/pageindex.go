@@ -1,7 +1,7 @@
 package parquet
 
 import (
-	"fmt"
+	"math"
 
 	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
@@ -23,19 +23,10 @@ type rowRange struct{ from, to int64 }
 // pageRanges returns the rows of row group i that the predicates' page indexes do not rule out,
 // increasing and disjoint; all is true when none is ruled out.
 func (r *Reader) pageRanges(i int) (ranges []rowRange, all bool) {
-	rg := &r.meta.RowGroups[i]
 	all = true
-	indexes := map[int]*pageIndex{}
 	for k := range r.preds {
 		p := &r.preds[k]
-		if p.leaf.index >= len(rg.Columns) {
-			continue
-		}
-		pi, seen := indexes[p.leaf.index]
-		if !seen {
-			pi = r.readPageIndex(&rg.Columns[p.leaf.index], rg.NumRows)
-			indexes[p.leaf.index] = pi
-		}
+		pi := r.indexes[[2]int{i, p.leaf.index}]
 		if pi == nil {
 			continue
 		}
@@ -47,6 +38,71 @@ func (r *Reader) pageRanges(i int) (ranges []rowRange, all bool) {
 		}
 	}
 	return ranges, all
+}
+
+// loadPageIndexes reads the page indexes of the predicates' columns in the row groups to read.
+// Writers put every index of a file together before its footer, so they are read in one piece
+// (an object store's single request) when that piece is not much larger than the indexes.
+func (r *Reader) loadPageIndexes() {
+	type want struct {
+		rg, col int
+		cc      *format.ColumnChunk
+	}
+	var wants []want
+	lo, hi, total := int64(math.MaxInt64), int64(0), int64(0)
+	for _, i := range r.groups {
+		rg := &r.meta.RowGroups[i]
+		for k := range r.preds {
+			col := r.preds[k].leaf.index
+			if col >= len(rg.Columns) {
+				continue
+			}
+			cc := &rg.Columns[col]
+			if !indexPlausible(cc, r.file.Size()) {
+				continue
+			}
+			wants = append(wants, want{i, col, cc})
+			for _, e := range [][2]int64{{cc.ColumnIndexOffset, int64(cc.ColumnIndexLength)}, {cc.OffsetIndexOffset, int64(cc.OffsetIndexLength)}} {
+				lo, hi = min(lo, e[0]), max(hi, e[0]+e[1])
+				total += e[1]
+			}
+		}
+	}
+	if len(wants) == 0 {
+		return
+	}
+	r.indexes = map[[2]int]*pageIndex{}
+	var span []byte
+	if hi-lo <= 4*total+64<<10 {
+		span = make([]byte, hi-lo)
+		if m, _ := r.file.ReadAt(span, lo); m < len(span) {
+			span = nil
+		}
+	}
+	read := func(off int64, n int32) []byte {
+		if span != nil {
+			return span[off-lo : off-lo+int64(n)]
+		}
+		b := make([]byte, n)
+		if m, _ := r.file.ReadAt(b, off); m < len(b) {
+			return nil
+		}
+		return b
+	}
+	for _, w := range wants {
+		key := [2]int{w.rg, w.col}
+		if _, done := r.indexes[key]; done {
+			continue
+		}
+		r.indexes[key] = decodePageIndex(read(w.cc.ColumnIndexOffset, w.cc.ColumnIndexLength),
+			read(w.cc.OffsetIndexOffset, w.cc.OffsetIndexLength), r.meta.RowGroups[w.rg].NumRows)
+	}
+}
+
+// indexPlausible reports whether a column chunk's page index lies inside the file.
+func indexPlausible(cc *format.ColumnChunk, size int64) bool {
+	return cc.ColumnIndexLength > 0 && cc.OffsetIndexLength > 0 && cc.ColumnIndexOffset > 0 && cc.OffsetIndexOffset > 0 &&
+		cc.ColumnIndexOffset+int64(cc.ColumnIndexLength) <= size && cc.OffsetIndexOffset+int64(cc.OffsetIndexLength) <= size
 }
 
 // pageIndex is one column chunk's page index.
@@ -77,22 +133,20 @@ func (pi *pageIndex) keep(p *predPlan) []rowRange {
 	return out
 }
 
-// readPageIndex reads a column chunk's column and offset indexes; nil when it has none, or
-// they cannot be read or do not add up.
-func (r *Reader) readPageIndex(cc *format.ColumnChunk, rows int64) *pageIndex {
-	if cc.ColumnIndexLength <= 0 || cc.OffsetIndexLength <= 0 || cc.ColumnIndexOffset <= 0 || cc.OffsetIndexOffset <= 0 {
-		return nil
-	}
-	size := r.file.Size()
-	if cc.ColumnIndexOffset+int64(cc.ColumnIndexLength) > size || cc.OffsetIndexOffset+int64(cc.OffsetIndexLength) > size {
+// decodePageIndex decodes a column chunk's column and offset indexes; nil when they cannot be
+// decoded or do not add up.
+func decodePageIndex(ciBytes, oiBytes []byte, rows int64) *pageIndex {
+	if ciBytes == nil || oiBytes == nil {
 		return nil
 	}
 	pi := &pageIndex{}
 	var oi format.OffsetIndex
-	if err := r.readThrift(cc.ColumnIndexOffset, cc.ColumnIndexLength, &pi.ci); err != nil {
-		return nil
-	}
-	if err := r.readThrift(cc.OffsetIndexOffset, cc.OffsetIndexLength, &oi); err != nil {
+	if noPanic(func() error {
+		if err := thrift.Unmarshal(&thrift.CompactProtocol{}, ciBytes, &pi.ci); err != nil {
+			return err
+		}
+		return thrift.Unmarshal(&thrift.CompactProtocol{}, oiBytes, &oi)
+	}) != nil {
 		return nil
 	}
 	n := len(oi.PageLocations)
@@ -109,14 +163,6 @@ func (r *Reader) readPageIndex(cc *format.ColumnChunk, rows int64) *pageIndex {
 	}
 	pi.first[n] = rows
 	return pi
-}
-
-func (r *Reader) readThrift(off int64, n int32, v any) error {
-	buf := make([]byte, n)
-	if m, err := r.file.ReadAt(buf, off); m < len(buf) {
-		return fmt.Errorf("read %d bytes at %d: %v", n, off, err)
-	}
-	return thrift.Unmarshal(&thrift.CompactProtocol{}, buf, v)
 }
 
 // intersectRanges returns the rows in both a and b (each increasing and disjoint).

@@ -97,6 +97,7 @@ type Reader struct {
 	// preds are the pushed-down predicates; ranges the current row group's rows that its page
 	// indexes do not rule out (all rows when allRows), ri the next of them.
 	preds   []predPlan
+	indexes map[[2]int]*pageIndex // by row group and column (loadPageIndexes)
 	ranges  []rowRange
 	allRows bool
 	ri      int
@@ -250,6 +251,9 @@ func OpenReaderAt(name string, ra io.ReaderAt, size, start, length int64, spec *
 		r.groups = append(r.groups, i)
 	}
 	announceChunks(ra, r.meta, r.groups, withNested(r.cols))
+	if len(r.preds) > 0 {
+		r.loadPageIndexes()
+	}
 	return r, nil
 }
 
