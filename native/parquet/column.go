@@ -216,7 +216,7 @@ func (c *cursor) advance(want int) (chunk, error) {
 	}
 	k := min(want, c.nrows-c.row)
 	ch := chunk{k: k, m: k}
-	if c.maxDef > 0 {
+	if c.def != nil {
 		ch.def = c.def[c.row : c.row+k]
 		ch.m = countDefined(ch.def, c.maxDef)
 	}
@@ -251,7 +251,7 @@ func (c *cursor) flushSkip() error {
 		if c.row < c.nrows {
 			k := min(c.skipRows, c.nrows-c.row)
 			ch := chunk{k: k, m: k}
-			if c.maxDef > 0 {
+			if c.def != nil {
 				ch.m = countDefined(c.def[c.row:c.row+k], c.maxDef)
 			}
 			c.consume(ch)

@@ -309,7 +309,11 @@ func (p *pageReader) levels(src []byte, n int) ([]byte, error) {
 func (p *pageReader) values(pg *page, enc format.Encoding, data []byte, c *cursor) error {
 	m := pg.n
 	if pg.def != nil {
-		m = countDefined(pg.def, p.maxDef)
+		if m = countDefined(pg.def, p.maxDef); m == pg.n {
+			// No null in the page (a nullable column without nulls, the common case): its rows
+			// take the paths of a required column, with no level to look at.
+			pg.def = nil
+		}
 	}
 	switch enc {
 	case format.RLEDictionary, format.PlainDictionary:
