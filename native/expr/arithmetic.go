@@ -488,6 +488,9 @@ func decKernel(e *arith, k *kernelArgs) (arrow.Array, error) {
 	am, bm := k.l.mask(), k.r.mask()
 	obuf, out := newFixed[decimal128.Num](k.alloc, k.n)
 	d := e.dec
+	if k.vbuf == nil && decBatch(d, a, b, am, bm, out) {
+		return finish(e.typ.Arrow(), k.n, k.vbuf, obuf, k.nulls), nil
+	}
 	s := &decScratch{}
 	start := 0
 	if e.op == opMul && k.vbuf == nil {

@@ -201,6 +201,46 @@ func (a *TaskAllocator) Allocate(size int) []byte {
 	return b[:size]
 }
 
+// Lasting returns an allocator over a for buffers that stay until the operator ends (a join's
+// build side, a sort's buffered rows): they are allocated at their exact size, not rounded up to a
+// pool class. Rounded, such copies took up to twice their size (a broadcast build of 15,000
+// customers took 4.6 MiB for 2.4 MiB of rows), and a task in a small pool failed for it. Their
+// buffers are freed as any other.
+func (a *TaskAllocator) Lasting() memory.Allocator {
+	if a == nil {
+		return memory.DefaultAllocator
+	}
+	return lasting{a}
+}
+
+type lasting struct{ a *TaskAllocator }
+
+func (l lasting) Allocate(size int) []byte { return l.a.allocateExact(size) }
+
+func (l lasting) Reallocate(size int, b []byte) []byte {
+	if size <= cap(b) {
+		return l.a.Reallocate(size, b)
+	}
+	nb := l.a.allocateExact(size)
+	copy(nb, b)
+	l.a.Free(b)
+	return nb
+}
+
+func (l lasting) Free(b []byte) { l.a.Free(b) }
+
+// allocateExact allocates size bytes from C, never from the pool.
+func (a *TaskAllocator) allocateExact(size int) []byte {
+	b := a.c.Allocate(size)
+	a.grow(int64(cap(b)))
+	if a.chk != nil {
+		a.mu.Lock()
+		a.trackLocked(b, callers())
+		a.mu.Unlock()
+	}
+	return b
+}
+
 // Reallocate implements memory.Allocator.
 func (a *TaskAllocator) Reallocate(size int, b []byte) []byte {
 	if a.chk != nil {

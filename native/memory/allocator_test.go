@@ -3,6 +3,8 @@ package memory
 import (
 	"errors"
 	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/memory/mallocator"
 )
 
 type fakeReserver struct {
@@ -182,5 +184,36 @@ func TestTrimToFit(t *testing.T) {
 	}
 	for _, b := range live {
 		a.Free(b)
+	}
+}
+
+func TestLastingBuffersAreExact(t *testing.T) {
+	for _, checked := range []bool{false, true} {
+		var a *TaskAllocator
+		if checked {
+			a = newCheckedAllocator(nil)
+		} else {
+			a = &TaskAllocator{c: mallocator.NewMallocator(), chunk: DefaultChunk, maxPooled: maxPoolBytes}
+		}
+		l := a.Lasting()
+		b := l.Allocate(100<<10 + 1)
+		if len(b) != 100<<10+1 || cap(b) != 100<<10+1 {
+			t.Fatalf("checked %v: len %d cap %d, want exactly %d", checked, len(b), cap(b), 100<<10+1)
+		}
+		if got := a.Used(); got != 100<<10+1 {
+			t.Fatalf("checked %v: used %d", checked, got)
+		}
+		b = l.Reallocate(300<<10, b)
+		if cap(b) != 300<<10 {
+			t.Fatalf("checked %v: reallocated cap %d", checked, cap(b))
+		}
+		l.Free(b)
+		if got := a.Used(); got != 0 {
+			t.Fatalf("checked %v: used %d after free", checked, got)
+		}
+		a.ReleaseAll()
+	}
+	if (*TaskAllocator)(nil).Lasting() == nil {
+		t.Fatal("a nil allocator's Lasting must be usable")
 	}
 }

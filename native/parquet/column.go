@@ -54,8 +54,9 @@ type cursor struct {
 	bools  *rleBools     // BOOLEAN columns: decodes the values of RLE pages (see rleBools)
 	nest   *levelStream  // a leaf of a nested column: levels and slots (nested.go)
 	// own reads the chunk's pages instead of parquet-go (pages.go), when useOwn.
-	own    *pageReader
-	useOwn bool
+	own      *pageReader
+	useOwn   bool
+	skipRows int // rows to move past before the next read (skip)
 }
 
 func (c *cursor) start(pages pq.Pages) {
@@ -74,7 +75,7 @@ func (c *cursor) startOwn(ra io.ReaderAt, md *format.ColumnMetaData) {
 }
 
 func (c *cursor) stop() {
-	c.useOwn = false
+	c.useOwn, c.skipRows = false, 0
 	if c.page != nil {
 		pq.Release(c.page)
 		c.page = nil
@@ -203,6 +204,11 @@ type chunk struct {
 
 // advance returns the next chunk of at most want rows, loading a page when needed.
 func (c *cursor) advance(want int) (chunk, error) {
+	if c.skipRows > 0 {
+		if err := c.flushSkip(); err != nil {
+			return chunk{}, err
+		}
+	}
 	if c.row == c.nrows {
 		if err := c.load(); err != nil {
 			return chunk{}, err
@@ -210,7 +216,7 @@ func (c *cursor) advance(want int) (chunk, error) {
 	}
 	k := min(want, c.nrows-c.row)
 	ch := chunk{k: k, m: k}
-	if c.maxDef > 0 {
+	if c.def != nil {
 		ch.def = c.def[c.row : c.row+k]
 		ch.m = countDefined(ch.def, c.maxDef)
 	}
@@ -218,6 +224,52 @@ func (c *cursor) advance(want int) (chunk, error) {
 		return chunk{}, fmt.Errorf("page declares %d values but holds %d: %w", c.val+ch.m, c.vals.n, pq.ErrCorrupted)
 	}
 	return ch, nil
+}
+
+// skip moves the cursor n rows on without decoding them. With the cursor's own page reader the
+// move is only noted: the next read makes it, skipping the whole pages in between by their
+// headers (never decompressed), so that a page whose rows nobody reads is never decoded.
+func (c *cursor) skip(n int) error {
+	if c.useOwn {
+		c.skipRows += n
+		return nil
+	}
+	for n > 0 {
+		ch, err := c.advance(n)
+		if err != nil {
+			return err
+		}
+		c.consume(ch)
+		n -= ch.k
+	}
+	return nil
+}
+
+// flushSkip makes the move skip noted.
+func (c *cursor) flushSkip() error {
+	for c.skipRows > 0 {
+		if c.row < c.nrows {
+			k := min(c.skipRows, c.nrows-c.row)
+			ch := chunk{k: k, m: k}
+			if c.def != nil {
+				ch.m = countDefined(c.def[c.row:c.row+k], c.maxDef)
+			}
+			c.consume(ch)
+			c.skipRows -= k
+			continue
+		}
+		k, err := c.own.skipPages(c.skipRows)
+		if err != nil {
+			return err
+		}
+		if c.skipRows -= k; c.skipRows == 0 {
+			break
+		}
+		if err := c.load(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (c *cursor) consume(ch chunk) {
@@ -818,6 +870,7 @@ type bytesDecoder struct {
 	dictOffs []uint32
 	dictN    int
 	size     int
+	uniform  int     // the length of every dictionary value, -1 when they differ
 	vidx     []int32 // readSelected: the selected rows' value indexes
 }
 
@@ -976,6 +1029,14 @@ func (d *bytesDecoder) fromDict(c *cursor, ch chunk, offs []int32, sink *byteSin
 	}
 	out := sink.grab(total)
 	ddata := d.dictData
+	if l := d.uniform; l >= 0 && l <= 8 && ch.m == ch.k && !d.fixed {
+		expandUniform(out, ddata[d.dictOffs[0]:], idx, l)
+		base := offs[0]
+		for i := range idx {
+			offs[i+1] = base + int32((i+1)*l)
+		}
+		return nil
+	}
 	base := offs[0]
 	w := 0
 	j := 0
@@ -1012,6 +1073,22 @@ func (d *bytesDecoder) fromDict(c *cursor, ch chunk, offs []int32, sink *byteSin
 	return nil
 }
 
+// expandUniform writes the dictionary values idx (all l bytes long, packed in vals) to out.
+func expandUniform(out, vals []byte, idx []int32, l int) {
+	switch l {
+	case 0:
+	case 1:
+		out = out[:len(idx)]
+		for i, x := range idx {
+			out[i] = vals[x]
+		}
+	default:
+		for i, x := range idx {
+			copy(out[i*l:i*l+l], vals[int(x)*l:int(x)*l+l])
+		}
+	}
+}
+
 // loadDict validates the dictionary of the current page once.
 func (d *bytesDecoder) loadDict(c *cursor) error {
 	d.dictOf = nil
@@ -1039,6 +1116,18 @@ func (d *bytesDecoder) loadDict(c *cursor) error {
 		}
 	}
 	d.dictData, d.dictOffs, d.dictN = data, offsets, n
+	// A dictionary of values of one length (flags, codes) is expanded by a stride.
+	d.uniform = -1
+	if !d.fixed && n > 0 {
+		l := offsets[1] - offsets[0]
+		d.uniform = int(l)
+		for k := 1; k < n; k++ {
+			if offsets[k+1]-offsets[k] != l {
+				d.uniform = -1
+				break
+			}
+		}
+	}
 	d.dictOf = c.dict
 	return nil
 }

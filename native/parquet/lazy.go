@@ -52,19 +52,25 @@ func (r *Reader) NextLazy() (lb *LazyBatch, err error) {
 			return nil, err
 		}
 	}
-	for r.left == 0 {
-		r.endRowGroup()
-		if r.next >= len(r.groups) {
-			return nil, nil
+	var avail int64
+	for avail == 0 {
+		for r.left == 0 {
+			r.endRowGroup()
+			if r.next >= len(r.groups) {
+				return nil, nil
+			}
+			if err := r.startRowGroup(r.groups[r.next]); err != nil {
+				return nil, err
+			}
+			r.next++
 		}
-		if err := r.startRowGroup(r.groups[r.next]); err != nil {
+		if avail, err = r.skipPruned(); err != nil {
 			return nil, err
 		}
-		r.next++
 	}
 	n := r.batch
-	if int64(n) > r.left {
-		n = int(r.left)
+	if int64(n) > avail {
+		n = int(avail)
 	}
 	r.last = r.pos
 	r.pos += int64(n)

@@ -119,14 +119,28 @@ func (p *pageReader) bytes(off int64, n int) ([]byte, error) {
 
 // header reads the page header at p.off and returns it with the page's compressed body.
 func (p *pageReader) header() (*format.PageHeader, []byte, error) {
+	h, hl, err := p.peekHeader()
+	if err != nil {
+		return nil, nil, err
+	}
+	body, err := p.bytes(p.off+hl, int(h.CompressedPageSize))
+	if err != nil {
+		return nil, nil, err
+	}
+	p.off += hl + int64(h.CompressedPageSize)
+	return h, body, nil
+}
+
+// peekHeader reads the page header at p.off and returns it with its length; p.off stays.
+func (p *pageReader) peekHeader() (*format.PageHeader, int64, error) {
 	for want := 4 << 10; ; want *= 4 {
 		avail := int(min(int64(want), p.end-p.off))
 		if avail <= 0 {
-			return nil, nil, errEOFInChunk
+			return nil, 0, errEOFInChunk
 		}
 		b, err := p.bytes(p.off, avail)
 		if err != nil {
-			return nil, nil, err
+			return nil, 0, err
 		}
 		var h format.PageHeader
 		p.hdr.ResetBytes(b)
@@ -134,20 +148,15 @@ func (p *pageReader) header() (*format.PageHeader, []byte, error) {
 			if avail == want && want < 16<<20 {
 				continue // a header longer than the bytes read (large statistics)
 			}
-			return nil, nil, fmt.Errorf("page header at offset %d: %v: %w", p.off, err, pq.ErrCorrupted)
+			return nil, 0, fmt.Errorf("page header at offset %d: %v: %w", p.off, err, pq.ErrCorrupted)
 		}
 		hl := int64(p.hdr.(interface{ BytesRead() int }).BytesRead())
 		size := int64(h.CompressedPageSize)
 		if size < 0 || h.UncompressedPageSize < 0 || p.off+hl+size > p.end {
-			return nil, nil, fmt.Errorf("page of %d bytes at offset %d past its column chunk's end (%d): %w",
+			return nil, 0, fmt.Errorf("page of %d bytes at offset %d past its column chunk's end (%d): %w",
 				size, p.off, p.end, pq.ErrCorrupted)
 		}
-		body, err := p.bytes(p.off+hl, int(size))
-		if err != nil {
-			return nil, nil, err
-		}
-		p.off += hl + size
-		return &h, body, nil
+		return &h, hl, nil
 	}
 }
 
@@ -248,6 +257,34 @@ func (p *pageReader) next(c *cursor) (pg page, err error) {
 	}
 }
 
+// skipPages moves past whole data pages of at most rows rows in all, without decompressing them,
+// and returns how many rows they held. It stops before a page that would take it past rows (and
+// reads a dictionary page on its way: later pages need it).
+func (p *pageReader) skipPages(rows int) (int, error) {
+	skipped := 0
+	for p.off < p.end {
+		h, hl, err := p.peekHeader()
+		if err != nil {
+			return skipped, err
+		}
+		n := 0
+		switch h.Type {
+		case format.DictionaryPage:
+			return skipped, nil // next() reads it: the pages after it need it
+		case format.DataPage:
+			n = int(h.DataPageHeader.V.NumValues)
+		case format.DataPageV2:
+			n = int(h.DataPageHeaderV2.V.NumRows)
+		}
+		if n < 0 || skipped+n > rows {
+			return skipped, nil
+		}
+		skipped += n
+		p.off += hl + int64(h.CompressedPageSize)
+	}
+	return skipped, nil
+}
+
 // levels decodes the n definition levels of a page (RLE / bit-packed hybrid, maxDef's width).
 func (p *pageReader) levels(src []byte, n int) ([]byte, error) {
 	enc := rle.Encoding{BitWidth: bits.Len8(p.maxDef)}
@@ -272,7 +309,11 @@ func (p *pageReader) levels(src []byte, n int) ([]byte, error) {
 func (p *pageReader) values(pg *page, enc format.Encoding, data []byte, c *cursor) error {
 	m := pg.n
 	if pg.def != nil {
-		m = countDefined(pg.def, p.maxDef)
+		if m = countDefined(pg.def, p.maxDef); m == pg.n {
+			// No null in the page (a nullable column without nulls, the common case): its rows
+			// take the paths of a required column, with no level to look at.
+			pg.def = nil
+		}
 	}
 	switch enc {
 	case format.RLEDictionary, format.PlainDictionary:

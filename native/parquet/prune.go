@@ -154,12 +154,19 @@ func keepByPredicate(p *predPlan, rg *format.RowGroup) bool {
 	// NullCount carries no "is set" bit once decoded; it is trusted as zero only when the writer
 	// also wrote min/max (every writer that writes min/max writes the null count).
 	allNull := st.NullCount > 0 && st.NullCount >= md.NumValues
+	return keepStats(p, st, allNull, hasMinMax)
+}
+
+// keepStats reports whether rows with these statistics (a column chunk's, or a page's from the
+// column index) may satisfy the predicate: allNull says every value is null, nullsKnown that
+// st.NullCount is the real null count.
+func keepStats(p *predPlan, st *format.Statistics, allNull, nullsKnown bool) bool {
 	switch p.op {
 	case "isnull":
 		if p.leaf.maxDef == 0 {
 			return false // a required column has no nulls
 		}
-		return !(hasMinMax && st.NullCount == 0)
+		return !(nullsKnown && st.NullCount == 0)
 	case "isnotnull":
 		return !allNull
 	}

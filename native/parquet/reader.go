@@ -63,7 +63,9 @@ type Stats struct {
 	RowGroupsTotal          int   // row groups in the file
 	RowGroupsInSplit        int   // row groups whose midpoint lies in the split
 	RowGroupsSkippedByStats int   // of those, skipped because statistics prove no row can match
+	RowGroupsSkippedByBloom int   // of the rest, skipped because bloom filters prove it (bloom.go)
 	RowGroupsRead           int   // row groups actually decoded
+	RowsSkippedByPageIndex  int64 // rows of read row groups skipped by the page index (pageindex.go)
 	RowsRead                int64 // rows returned
 	Batches                 int   // batches returned
 	BytesRead               int64 // compressed bytes of the projected column chunks of read row groups
@@ -92,6 +94,13 @@ type Reader struct {
 	// lazy is the batch NextLazy returned last, until it is finished (lazy.go).
 	lazy     *LazyBatch
 	lazyCols []lazyColumn
+	// preds are the pushed-down predicates; ranges the current row group's rows that its page
+	// indexes do not rule out (all rows when allRows), ri the next of them.
+	preds   []predPlan
+	indexes map[[2]int]*pageIndex // by row group and column (loadPageIndexes)
+	ranges  []rowRange
+	allRows bool
+	ri      int
 }
 
 // Open reads the split [start, start+length) of a local file. A row group belongs to the split
@@ -211,6 +220,7 @@ func OpenReaderAt(name string, ra io.ReaderAt, size, start, length int64, spec *
 	if err != nil {
 		return nil, err
 	}
+	r.preds = preds
 	r.stats.RowGroupsTotal = len(r.meta.RowGroups)
 	r.firstRow = make([]int64, len(r.meta.RowGroups))
 	var rows int64
@@ -231,12 +241,19 @@ func OpenReaderAt(name string, ra io.ReaderAt, size, start, length int64, spec *
 			r.stats.RowGroupsSkippedByStats++
 			continue
 		}
+		if r.bloomExcludesAny(i) {
+			r.stats.RowGroupsSkippedByBloom++
+			continue
+		}
 		if rg.NumRows <= 0 {
 			continue
 		}
 		r.groups = append(r.groups, i)
 	}
 	announceChunks(ra, r.meta, r.groups, withNested(r.cols))
+	if len(r.preds) > 0 {
+		r.loadPageIndexes()
+	}
 	return r, nil
 }
 
@@ -322,7 +339,47 @@ func (r *Reader) startRowGroup(i int) error {
 	r.left = rg.NumRows
 	r.pos = r.firstRow[i]
 	r.stats.RowGroupsRead++
+	r.ranges, r.allRows, r.ri = nil, true, 0
+	if len(r.preds) > 0 {
+		r.ranges, r.allRows = r.pageRanges(i)
+	}
 	return nil
+}
+
+// skipPruned moves past the rows of the current row group that its page index rules out, up
+// to the next rows it does not; it returns how many rows from there the next batch may take.
+func (r *Reader) skipPruned() (int64, error) {
+	if r.allRows {
+		return r.left, nil
+	}
+	rows := r.meta.RowGroups[r.rg].NumRows
+	g := rows - r.left // the next row, within the row group
+	for r.ri < len(r.ranges) && r.ranges[r.ri].to <= g {
+		r.ri++
+	}
+	var skip int64
+	if r.ri == len(r.ranges) {
+		skip = r.left
+	} else if from := r.ranges[r.ri].from; from > g {
+		skip = from - g
+	}
+	if skip > 0 {
+		if skip < r.left { // the rest of a row group need not be passed
+			for _, c := range r.cols {
+				if err := c.skip(int(skip), r.alloc); err != nil {
+					return 0, r.colErr(c, err)
+				}
+			}
+		}
+		r.pos += skip
+		r.left -= skip
+		r.stats.RowsSkippedByPageIndex += skip
+		g += skip
+	}
+	if r.left == 0 {
+		return 0, nil
+	}
+	return min(r.left, r.ranges[r.ri].to-g), nil
 }
 
 func (r *Reader) endRowGroup() {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	pq "github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/encoding"
@@ -578,8 +579,20 @@ func TestErrorsAreSticky(t *testing.T) {
 	}
 }
 
-func TestPruning(t *testing.T) {
-	const groups, per = 10, 1000
+const pruneGroups, prunePer = 10, 1000
+
+// pruneCase is a pushed-down predicate, the row groups whose statistics keep it, and the rows
+// that satisfy it.
+type pruneCase struct {
+	name  string
+	preds []Predicate
+	keep  int
+	match func(i int) bool
+}
+
+// pruningSetup is a file's columns (row i holds values growing with i) and predicates over them.
+func pruningSetup() ([]tcol, []pruneCase) {
+	const groups, per = pruneGroups, prunePer
 	dec := func(i int) decimal128.Num { return decimal128.FromI64(int64(i)) }
 	cols := []tcol{
 		{"k", pq.Optional(pq.Int(64)), sparktype.LongType, gInt64(0, func(i int) int64 { return int64(i) })},
@@ -614,15 +627,8 @@ func TestPruning(t *testing.T) {
 			return pq.Int32Value(int32(v)), int64(v)
 		}},
 	}
-	path := writeFile(t, cols, groups*per, pq.MaxRowsPerRowGroup(per))
-	type tc struct {
-		name  string
-		preds []Predicate
-		keep  int
-		match func(i int) bool
-	}
 	p := func(col, op string, vals ...Value) Predicate { return Predicate{Column: col, Op: op, Values: vals} }
-	cases := []tc{
+	cases := []pruneCase{
 		{"eq", []Predicate{p("k", "=", int64(2500))}, 1, func(i int) bool { return i == 2500 }},
 		{"lt", []Predicate{p("k", "<", int64(1000))}, 1, func(i int) bool { return i < 1000 }},
 		{"le", []Predicate{p("k", "<=", int64(1000))}, 2, func(i int) bool { return i <= 1000 }},
@@ -654,6 +660,13 @@ func TestPruning(t *testing.T) {
 		{"unknown_op", []Predicate{p("k", "like", "abc")}, 10, func(i int) bool { return true }},
 		{"null_literal", []Predicate{p("k", "=", nil)}, 10, func(i int) bool { return true }},
 	}
+	return cols, cases
+}
+
+func TestPruning(t *testing.T) {
+	const groups, per = pruneGroups, prunePer
+	cols, cases := pruningSetup()
+	path := writeFile(t, cols, groups*per, pq.MaxRowsPerRowGroup(per))
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			spec := &ScanSpec{Columns: fields(cols), Filters: c.preds}
@@ -681,6 +694,100 @@ func TestPruning(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestPagePruning: with many small pages, the page index skips the pages whose statistics rule
+// the predicates out; every row that satisfies them still comes back, with its values.
+func TestPagePruning(t *testing.T) {
+	const groups, per = pruneGroups, prunePer
+	cols, cases := pruningSetup()
+	path := writeFile(t, cols, groups*per, pq.MaxRowsPerRowGroup(per), pq.PageBufferSize(512))
+	pruned := 0
+	for _, c := range cases {
+		for _, lazy := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/lazy=%v", c.name, lazy), func(t *testing.T) {
+				spec := &ScanSpec{Columns: fields(cols), Filters: c.preds, BatchSize: 333}
+				var rows [][]any
+				var st Stats
+				if lazy {
+					rows, st = readLazyAll(t, path, spec)
+				} else {
+					rows, st = readAll(t, path, 0, math.MaxInt64, spec, checkedAlloc(t))
+				}
+				if st.RowGroupsRead != c.keep {
+					t.Fatalf("stats %+v, want %d row groups kept", st, c.keep)
+				}
+				if int64(len(rows))+st.RowsSkippedByPageIndex != int64(c.keep*per) {
+					t.Fatalf("%d rows + %d skipped by the page index, %d row groups read", len(rows), st.RowsSkippedByPageIndex, c.keep)
+				}
+				if st.RowsSkippedByPageIndex > 0 {
+					pruned++
+				}
+				got := map[int64]bool{}
+				for _, r := range rows {
+					got[r[0].(int64)] = true
+					i := int(r[0].(int64))
+					for j, col := range cols {
+						if _, want := col.gen(i); !equalCell(r[j], want) {
+							t.Fatalf("row %d col %s: %v want %v", i, col.name, r[j], want)
+						}
+					}
+				}
+				for i := 0; i < groups*per; i++ {
+					if c.match(i) && !got[int64(i)] {
+						t.Fatalf("row %d matches but was pruned", i)
+					}
+				}
+			})
+		}
+	}
+	if pruned < 20 {
+		t.Errorf("the page index skipped rows in only %d reads", pruned)
+	}
+}
+
+// readLazyAll reads a file through NextLazy, every column for the batch's rows (Take of all of
+// them), and returns the rows and stats.
+func readLazyAll(t *testing.T, path string, spec *ScanSpec) ([][]any, Stats) {
+	t.Helper()
+	r, err := Open(path, 0, math.MaxInt64, spec, checkedAlloc(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var rows [][]any
+	for {
+		lb, err := r.NextLazy()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if lb == nil {
+			break
+		}
+		n := lb.NumRows()
+		all := make([]int32, n)
+		for i := range all {
+			all[i] = int32(i)
+		}
+		cols := make([]arrow.Array, len(spec.Columns))
+		for j := range cols {
+			if cols[j], err = lb.Take(j, all); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for i := 0; i < n; i++ {
+			row := make([]any, len(cols))
+			for j, c := range cols {
+				row[j] = cell(c, i)
+			}
+			rows = append(rows, row)
+		}
+		for _, c := range cols {
+			c.Release()
+		}
+		lb.Release()
+	}
+	return rows, r.Stats()
 }
 
 func chunkEncodings(t *testing.T, path, col string) string {

@@ -47,15 +47,7 @@ func (c *column) skip(n int, mem memory.Allocator) error {
 	if c.leaf == nil {
 		return nil
 	}
-	for pos := 0; pos < n; {
-		ch, err := c.cur.advance(n - pos)
-		if err != nil {
-			return err
-		}
-		c.cur.consume(ch)
-		pos += ch.k
-	}
-	return nil
+	return c.cur.skip(n)
 }
 
 // readSelected decodes the rows sel (increasing, below n) of the next n rows.
@@ -88,6 +80,9 @@ func (c *column) codes(n int, dst []int32, mem memory.Allocator) (codes []int32,
 	cur := &c.cur
 	var of *dictionary
 	var nd uint32
+	if err := cur.flushSkip(); err != nil {
+		return nil, nil, false, nil, err
+	}
 	for pos := 0; pos < n; {
 		if cur.row == cur.nrows {
 			if err := cur.load(); err != nil {
@@ -227,6 +222,14 @@ type selWalk struct {
 	j   int
 }
 
+// gap is the number of rows from pos on, before the next selected row (or the batch's end n).
+func (w *selWalk) gap(pos, n int) int {
+	if w.j < len(w.sel) {
+		return int(w.sel[w.j]) - pos
+	}
+	return n - pos
+}
+
 // next returns the selected rows below end.
 func (w *selWalk) next(end int) []int32 {
 	e := w.j
@@ -236,6 +239,43 @@ func (w *selWalk) next(end int) []int32 {
 	rows := w.sel[w.j:e]
 	w.j = e
 	return rows
+}
+
+// walkSelected moves the cursor over the next n rows, skipping the stretches without a
+// selected row, and calls pick for each chunk of a page that holds selected rows: at is the
+// position in sel of its first one, vi their value indexes in the page (-1: a null row), whose
+// validity goes to valid.
+func walkSelected(c *cursor, n int, sel []int32, vidx *[]int32, valid *selValidity, mem memory.Allocator,
+	pick func(ch chunk, at int, vi []int32) error) error {
+	w := selWalk{sel: sel}
+	for pos := 0; pos < n; {
+		if g := w.gap(pos, n); g > 0 {
+			if err := c.skip(g); err != nil {
+				return err
+			}
+			pos += g
+			continue
+		}
+		ch, err := c.advance(n - pos)
+		if err != nil {
+			return err
+		}
+		at := w.j
+		if rows := w.next(pos + ch.k); len(rows) > 0 {
+			*vidx = grow(*vidx, len(rows))
+			vi := (*vidx)[:len(rows)]
+			valueIndexes(ch, c.maxDef, rows, int32(pos), vi)
+			if err := pick(ch, at, vi); err != nil {
+				return err
+			}
+			if ch.m != ch.k {
+				valid.add(mem, at, vi, len(sel))
+			}
+		}
+		c.consume(ch)
+		pos += ch.k
+	}
+	return nil
 }
 
 // selValidity is the validity bitmap of a selected read: nil until the first null.
@@ -273,26 +313,11 @@ func (d *fixedDecoder[T]) readSelected(c *cursor, n int, sel []int32, mem memory
 		releaseBuf(valid.buf)
 		return nil, err
 	}
-	w := selWalk{sel: sel}
-	for pos := 0; pos < n; {
-		ch, err := c.advance(n - pos)
-		if err != nil {
-			return fail(err)
-		}
-		at := w.j
-		if rows := w.next(pos + ch.k); len(rows) > 0 {
-			d.vidx = grow(d.vidx, len(rows))
-			vi := d.vidx[:len(rows)]
-			valueIndexes(ch, c.maxDef, rows, int32(pos), vi)
-			if err := d.pick(c, ch, vi, out[at:at+len(rows)], m); err != nil {
-				return fail(err)
-			}
-			if ch.m != ch.k {
-				valid.add(mem, at, vi, m)
-			}
-		}
-		c.consume(ch)
-		pos += ch.k
+	err := walkSelected(c, n, sel, &d.vidx, &valid, mem, func(ch chunk, at int, vi []int32) error {
+		return d.pick(c, ch, vi, out[at:at+len(vi)], m)
+	})
+	if err != nil {
+		return fail(err)
 	}
 	return makeArray(d.dt, m, valid.nulls, valid.buf, vb), nil
 }
@@ -406,26 +431,11 @@ func (d *bytesDecoder) readSelected(c *cursor, n int, sel []int32, mem memory.Al
 		releaseBuf(valid.buf)
 		return nil, err
 	}
-	w := selWalk{sel: sel}
-	for pos := 0; pos < n; {
-		ch, err := c.advance(n - pos)
-		if err != nil {
-			return fail(err)
-		}
-		at := w.j
-		if rows := w.next(pos + ch.k); len(rows) > 0 {
-			d.vidx = grow(d.vidx, len(rows))
-			vi := d.vidx[:len(rows)]
-			valueIndexes(ch, c.maxDef, rows, int32(pos), vi)
-			if err := d.pick(c, ch, vi, offs[at:at+len(rows)+1], &sink); err != nil {
-				return fail(err)
-			}
-			if ch.m != ch.k {
-				valid.add(mem, at, vi, m)
-			}
-		}
-		c.consume(ch)
-		pos += ch.k
+	err := walkSelected(c, n, sel, &d.vidx, &valid, mem, func(ch chunk, at int, vi []int32) error {
+		return d.pick(c, ch, vi, offs[at:at+len(vi)+1], &sink)
+	})
+	if err != nil {
+		return fail(err)
 	}
 	sink.buf.ResizeNoShrink(sink.n)
 	if m > 0 {

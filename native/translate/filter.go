@@ -9,7 +9,9 @@ import (
 
 func init() {
 	Register(Rule{SparkClass: "FilterExec", Name: "BolideFilter", ConfKey: "filter",
-		Doc: "predicate must be a supported expression", Build: buildFilter})
+		Doc: "predicate must be a supported expression; right above a scan it decodes the scan's columns " +
+			"lazily (one-column conditions once per dictionary value, the other columns for the kept rows only)",
+		Build: buildFilter})
 }
 
 func buildFilter(n *plan.Node, children []exec.Operator, conf *plan.Conf) (exec.Operator, error) {

@@ -15,7 +15,8 @@ import (
 
 func init() {
 	Register(Rule{SparkClass: "FileSourceScanExec", Name: "BolideScan", ConfKey: "scan",
-		Doc: "Parquet on local files: projection, row-group pruning by pushed filters, Spark's " +
+		Doc: "Parquet on local files: projection, row-group pruning by pushed filters (statistics and " +
+			"bloom filters), page pruning by the page index, late materialization under a filter, Spark's " +
 			"file splits, Hive-style partition columns, Spark's type widenings, ignoreCorruptFiles " +
 			"and ignoreMissingFiles", Build: buildFileScan})
 }

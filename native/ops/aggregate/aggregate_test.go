@@ -1,6 +1,7 @@
 package aggregate
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"math/big"
@@ -784,4 +785,28 @@ func TestMinMaxFloatOrdering(t *testing.T) {
 		t.Errorf("got %v\nwant %v", got, want)
 	}
 	release(out)
+}
+
+// TestPrefix8OrdersAsBytes: where two strings' 8-byte prefixes differ, they order the strings
+// as Spark does (unsigned bytes, a prefix before its extensions).
+func TestPrefix8OrdersAsBytes(t *testing.T) {
+	rng := rand.New(rand.NewSource(3))
+	alphabet := []byte{0, 1, 'a', 'b', 0x7f, 0x80, 0xff}
+	gen := func() []byte {
+		b := make([]byte, rng.Intn(12))
+		for i := range b {
+			b[i] = alphabet[rng.Intn(len(alphabet))]
+		}
+		return b
+	}
+	for i := 0; i < 200000; i++ {
+		a, b := gen(), gen()
+		pa, pb := prefix8(a), prefix8(b)
+		if pa == pb {
+			continue
+		}
+		if (pa < pb) != (bytes.Compare(a, b) < 0) {
+			t.Fatalf("%q %q: prefixes %x %x order them wrong", a, b, pa, pb)
+		}
+	}
 }

@@ -1,7 +1,9 @@
 package aggregate
 
 import (
+	"encoding/binary"
 	"fmt"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
@@ -231,12 +233,28 @@ type minMaxBytes struct {
 	max  bool
 	vals []string
 	has  []bool
+	pre  []uint64 // each group's value's first 8 bytes, big-endian (prefix8)
 }
 
 func (f *minMaxBytes) bufferTypes() []sparktype.Type { return []sparktype.Type{f.t} }
 func (f *minMaxBytes) grow(n int) {
 	f.vals = growSlice(f.vals, n, "")
 	f.has = growSlice(f.has, n, false)
+	f.pre = growSlice(f.pre, n, 0)
+}
+
+// prefix8 is the first 8 bytes of v as a big-endian integer, zero-padded: prefixes that differ
+// order two strings as Spark does (unsigned bytes, then length), so that most comparisons need
+// no call to compare the strings themselves.
+func prefix8(v []byte) uint64 {
+	if len(v) >= 8 {
+		return binary.BigEndian.Uint64(v)
+	}
+	var p uint64
+	for i, b := range v {
+		p |= uint64(b) << (56 - 8*i)
+	}
+	return p
 }
 
 func (f *minMaxBytes) update(ctx *exec.TaskContext, b *columnar.Batch, gids []uint32) error {
@@ -259,10 +277,18 @@ func (f *minMaxBytes) merge(cols []arrow.Array, gids []uint32) error {
 			continue
 		}
 		v := data[offs[i]:offs[i+1]]
-		// string(v) in a comparison does not allocate; only a replacement copies.
-		if !f.has[g] || (f.max && string(v) > f.vals[g]) || (!f.max && string(v) < f.vals[g]) {
-			f.vals[g], f.has[g] = string(v), true
+		p := prefix8(v)
+		if f.has[g] {
+			if q := f.pre[g]; p != q {
+				if (p > q) != f.max {
+					continue
+				}
+			} else if c := strings.Compare(string(v), f.vals[g]); c == 0 || (c > 0) != f.max {
+				// string(v) in a comparison does not allocate; only a replacement copies.
+				continue
+			}
 		}
+		f.vals[g], f.has[g], f.pre[g] = string(v), true, p
 	}
 	return nil
 }

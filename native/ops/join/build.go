@@ -163,7 +163,7 @@ func (b *buildRows) keepRows(in *columnar.Batch, sel []int32, refs *[]columnar.R
 			}
 		}
 		var err error
-		if cols[i], err = columnar.Take(b.ctx.Alloc, c, sel); err != nil {
+		if cols[i], err = columnar.Take(b.ctx.Alloc.Lasting(), c, sel); err != nil {
 			releaseAll(cols)
 			return err
 		}

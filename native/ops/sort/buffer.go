@@ -101,7 +101,7 @@ func (b *buffer) keep(in *columnar.Batch, sel []int32) error {
 	cols := make([]arrow.Array, len(in.Cols))
 	for i, c := range in.Cols {
 		var err error
-		if cols[i], err = columnar.Take(b.ctx.Alloc, c, sel); err != nil {
+		if cols[i], err = columnar.Take(b.ctx.Alloc.Lasting(), c, sel); err != nil {
 			columnar.NewBatch(cols[:i], 0).Release()
 			return err
 		}
