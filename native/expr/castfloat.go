@@ -334,37 +334,24 @@ func sparkFloatSpecial(s []byte) (float64, bool) {
 }
 
 func castStringToFloating(c *cast, k *kernelArgs, in arrow.Array) (arrow.Array, error) {
+	if c.to.Kind == sparktype.Float {
+		// float32(v) is exact: ParseFloat(.., 32) rounded it.
+		return stringToFloating[float32](c, k, in, 32, javaNaN32)
+	}
+	return stringToFloating[float64](c, k, in, 64, javaNaN64)
+}
+
+// stringToFloating parses each string as a T of bitSize bits; Java's NaN is nan.
+func stringToFloating[T float32 | float64](c *cast, k *kernelArgs, in arrow.Array, bitSize int, nan T) (arrow.Array, error) {
 	offs, data := binaryParts(in)
 	fb := floatBuf{digits: make([]byte, 0, 64), out: make([]byte, 0, 80)}
-	if c.to.Kind == sparktype.Float {
-		obuf, out := newFixed[float32](k.alloc, k.n)
-		for i := range out {
-			out[i] = 0
-			if !k.rowValid(i) {
-				continue
-			}
-			v, ok, err := c.parseFloating(k, i, &fb, data[offs[i]:offs[i+1]], 32)
-			if err != nil {
-				obuf.Release()
-				return nil, err
-			}
-			switch {
-			case !ok:
-			case v != v:
-				out[i] = javaNaN32
-			default:
-				out[i] = float32(v) // exact: ParseFloat(.., 32) rounded it
-			}
-		}
-		return finish(c.to.Arrow(), k.n, k.vbuf, obuf, k.nulls), nil
-	}
-	obuf, out := newFixed[float64](k.alloc, k.n)
+	obuf, out := newFixed[T](k.alloc, k.n)
 	for i := range out {
 		out[i] = 0
 		if !k.rowValid(i) {
 			continue
 		}
-		v, ok, err := c.parseFloating(k, i, &fb, data[offs[i]:offs[i+1]], 64)
+		v, ok, err := c.parseFloating(k, i, &fb, data[offs[i]:offs[i+1]], bitSize)
 		if err != nil {
 			obuf.Release()
 			return nil, err
@@ -372,9 +359,9 @@ func castStringToFloating(c *cast, k *kernelArgs, in arrow.Array) (arrow.Array, 
 		switch {
 		case !ok:
 		case v != v:
-			out[i] = javaNaN64
+			out[i] = nan
 		default:
-			out[i] = v
+			out[i] = T(v)
 		}
 	}
 	return finish(c.to.Arrow(), k.n, k.vbuf, obuf, k.nulls), nil

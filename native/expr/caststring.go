@@ -47,6 +47,17 @@ func sqlStringLiteral(s []byte) string {
 
 // parseSparkLong is UTF8String.toLong(allowDecimal): the same steps, so the same strings fail.
 func parseSparkLong(s []byte, allowDecimal bool) (int64, bool) {
+	return parseSparkIntegral[int64](s, allowDecimal, math.MinInt64)
+}
+
+// parseSparkInt is UTF8String.toInt(allowDecimal), in int32 arithmetic like Java's.
+func parseSparkInt(s []byte, allowDecimal bool) (int32, bool) {
+	return parseSparkIntegral[int32](s, allowDecimal, math.MinInt32)
+}
+
+// parseSparkIntegral is UTF8String's toLong and toInt in T's arithmetic, whose smallest value is
+// minValue.
+func parseSparkIntegral[T int32 | int64](s []byte, allowDecimal bool, minValue T) (T, bool) {
 	s = trimSpark(s)
 	if len(s) == 0 {
 		return 0, false
@@ -59,8 +70,8 @@ func parseSparkLong(s []byte, allowDecimal bool) (int64, bool) {
 		}
 		i = 1
 	}
-	const stop = math.MinInt64 / 10
-	var r int64
+	stop := minValue / 10
+	var r T
 	for i < len(s) {
 		b := s[i]
 		i++
@@ -73,54 +84,7 @@ func parseSparkLong(s []byte, allowDecimal bool) (int64, bool) {
 		if r < stop {
 			return 0, false
 		}
-		r = r*10 - int64(b-'0') // negative accumulation: MinInt64 has the larger magnitude
-		if r > 0 {
-			return 0, false
-		}
-	}
-	for ; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return 0, false
-		}
-	}
-	if !neg {
-		r = -r
-		if r < 0 {
-			return 0, false
-		}
-	}
-	return r, true
-}
-
-// parseSparkInt is UTF8String.toInt(allowDecimal), in int32 arithmetic like Java's.
-func parseSparkInt(s []byte, allowDecimal bool) (int32, bool) {
-	s = trimSpark(s)
-	if len(s) == 0 {
-		return 0, false
-	}
-	i := 0
-	neg := s[0] == '-'
-	if neg || s[0] == '+' {
-		if len(s) == 1 {
-			return 0, false
-		}
-		i = 1
-	}
-	const stop = math.MinInt32 / 10
-	var r int32
-	for i < len(s) {
-		b := s[i]
-		i++
-		if b == '.' && allowDecimal {
-			break
-		}
-		if b < '0' || b > '9' {
-			return 0, false
-		}
-		if r < stop {
-			return 0, false
-		}
-		r = r*10 - int32(b-'0')
+		r = r*10 - T(b-'0') // negative accumulation: the smallest value has the larger magnitude
 		if r > 0 {
 			return 0, false
 		}

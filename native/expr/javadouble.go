@@ -342,72 +342,12 @@ func (d *javaFloatDigits) dtoa(binExp int, fractBits int64, nSignificantBits int
 	if bBits < 64 && tenSBits < 64 {
 		if bBits < 32 && tenSBits < 32 {
 			// All ints: Java's int arithmetic, wrapping included.
-			b := (int32(fractBits) * fdSmall5Pow[b5]) << b2
-			s := fdSmall5Pow[s5] << s2
-			m := fdSmall5Pow[m5] << m2
-			tens := s * 10
-			q := b / s
-			b = 10 * (b % s)
-			m *= 10
-			low = b < m
-			high = b+m > tens
-			if q == 0 && !high {
-				decExp--
-			} else {
-				d.buf[nd] = byte('0' + q)
-				nd++
-			}
-			if decExp < -3 || decExp >= 8 {
-				high, low = false, false
-			}
-			for !low && !high {
-				q = b / s
-				b = 10 * (b % s)
-				m *= 10
-				if m > 0 {
-					low = b < m
-					high = b+m > tens
-				} else {
-					low, high = true, true // m overflowed
-				}
-				d.buf[nd] = byte('0' + q)
-				nd++
-			}
-			lowDigitDifference = int64((b << 1) - tens)
+			nd, decExp, low, high, lowDigitDifference = dtoaDigitLoop(&d.buf,
+				(int32(fractBits)*fdSmall5Pow[b5])<<b2, fdSmall5Pow[s5]<<s2, fdSmall5Pow[m5]<<m2, decExp)
 		} else {
 			// All longs.
-			b := (fractBits * fdLong5Pow[b5]) << b2
-			s := fdLong5Pow[s5] << s2
-			m := fdLong5Pow[m5] << m2
-			tens := s * 10
-			q := b / s
-			b = 10 * (b % s)
-			m *= 10
-			low = b < m
-			high = b+m > tens
-			if q == 0 && !high {
-				decExp--
-			} else {
-				d.buf[nd] = byte('0' + q)
-				nd++
-			}
-			if decExp < -3 || decExp >= 8 {
-				high, low = false, false
-			}
-			for !low && !high {
-				q = b / s
-				b = 10 * (b % s)
-				m *= 10
-				if m > 0 {
-					low = b < m
-					high = b+m > tens
-				} else {
-					low, high = true, true
-				}
-				d.buf[nd] = byte('0' + q)
-				nd++
-			}
-			lowDigitDifference = (b << 1) - tens
+			nd, decExp, low, high, lowDigitDifference = dtoaDigitLoop(&d.buf,
+				(fractBits*fdLong5Pow[b5])<<b2, fdLong5Pow[s5]<<s2, fdLong5Pow[m5]<<m2, decExp)
 		}
 	} else {
 		// Big integers. Java scales all four by a normalization shift, which changes no
@@ -544,4 +484,39 @@ func fdEstimateDecExp(fractBits int64, binExp int) int {
 	t2 := float64(t1 + 0.176091259)
 	t3 := float64(float64(binExp) * 0.301029995663981)
 	return int(math.Floor(t2 + t3))
+}
+
+// dtoaDigitLoop is dtoa's digit loop over B = b, S = s and M = m in Java's int (int32) or long
+// (int64) arithmetic, wrapping as Java wraps. It writes the digits into buf and returns their
+// count, the decimal exponent, whether the last digit is low or high, and 2B - 10S.
+func dtoaDigitLoop[T int32 | int64](buf *[24]byte, b, s, m T, decExp int) (nd, exp int, low, high bool, lowDigitDifference int64) {
+	tens := s * 10
+	q := b / s
+	b = 10 * (b % s)
+	m *= 10
+	low = b < m
+	high = b+m > tens
+	if q == 0 && !high {
+		decExp--
+	} else {
+		buf[nd] = byte('0' + q)
+		nd++
+	}
+	if decExp < -3 || decExp >= 8 {
+		high, low = false, false
+	}
+	for !low && !high {
+		q = b / s
+		b = 10 * (b % s)
+		m *= 10
+		if m > 0 {
+			low = b < m
+			high = b+m > tens
+		} else {
+			low, high = true, true // m overflowed
+		}
+		buf[nd] = byte('0' + q)
+		nd++
+	}
+	return nd, decExp, low, high, int64((b << 1) - tens)
 }
