@@ -1,6 +1,7 @@
 package columnar
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -101,6 +102,68 @@ func TestConstantColumns(t *testing.T) {
 		if arr.Len() != 3 || arr.ValueStr(2) != c.want {
 			t.Errorf("%s: got %s x%d, want %s", c.typ, arr.ValueStr(2), arr.Len(), c.want)
 		}
+		arr.Release()
+	}
+}
+
+// Strings of every length from 0 to 40 (short ones take the byte loop, long ones copy), sliced,
+// through a selection that repeats and skips rows.
+func TestTakeStringsOfEveryLength(t *testing.T) {
+	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer alloc.AssertSize(t, 0)
+	b := array.NewStringBuilder(alloc)
+	var want []string
+	for i := 0; i < 200; i++ {
+		s := ""
+		for k := 0; k < i%41; k++ {
+			s += string(rune('a' + (i+k)%26))
+		}
+		want = append(want, s)
+		b.Append(s)
+	}
+	whole := b.NewArray()
+	defer whole.Release()
+	b.Release()
+	arr := array.NewSlice(whole, 7, 190).(*array.String)
+	defer arr.Release()
+	sel := []int32{0, 1, 1, 5, 40, 41, 42, 100, 182, 3}
+	out, err := Take(alloc, arr, sel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Release()
+	got := out.(*array.String)
+	for i, j := range sel {
+		if got.Value(i) != want[7+int(j)] {
+			t.Fatalf("row %d (input %d): got %q, want %q", i, j, got.Value(i), want[7+int(j)])
+		}
+	}
+}
+
+// One-byte strings (TPC-H's flags) and 40-byte ones through a selection keeping 98% of the rows.
+func BenchmarkTakeStrings(b *testing.B) {
+	for _, n := range []int{1, 40} {
+		bld := array.NewStringBuilder(memory.DefaultAllocator)
+		for i := 0; i < 8192; i++ {
+			s := make([]byte, n)
+			for k := range s {
+				s[k] = byte('A' + (i+k)%26)
+			}
+			bld.Append(string(s))
+		}
+		arr := bld.NewArray()
+		var sel []int32
+		for i := int32(0); i < 8192; i++ {
+			if i%50 != 0 {
+				sel = append(sel, i)
+			}
+		}
+		b.Run(fmt.Sprintf("len%d", n), func(b *testing.B) {
+			for b.Loop() {
+				out, _ := Take(memory.DefaultAllocator, arr, sel)
+				out.Release()
+			}
+		})
 		arr.Release()
 	}
 }
