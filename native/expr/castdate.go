@@ -8,7 +8,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"github.com/bolide-dev/bolide/native/exec"
 	"github.com/bolide-dev/bolide/native/plan"
 )
 
@@ -101,11 +100,10 @@ func castStringToDate(c *cast, k *kernelArgs, in arrow.Array) (arrow.Array, erro
 			out[i] = v
 			continue
 		}
-		if c.mode == modeANSI && isActive(k.active, i) {
+		if err := c.rejectString(k, i, s); err != nil {
 			obuf.Release()
-			return nil, exec.CastInvalidInput(sqlStringLiteral(s), `"DATE"`)
+			return nil, err
 		}
-		k.setNull(i)
 	}
 	return finish(arrow.FixedWidthTypes.Date32, k.n, k.vbuf, obuf, k.nulls), nil
 }

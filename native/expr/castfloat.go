@@ -7,7 +7,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
-	"github.com/bolide-dev/bolide/native/exec"
 	"github.com/bolide-dev/bolide/native/sparktype"
 )
 
@@ -376,9 +375,5 @@ func (c *cast) parseFloating(k *kernelArgs, i int, fb *floatBuf, s []byte, bitSi
 	if v, ok := sparkFloatSpecial(s); ok {
 		return v, true, nil
 	}
-	if c.mode == modeANSI && isActive(k.active, i) {
-		return 0, false, exec.CastInvalidInput(sqlStringLiteral(s), `"`+sqlTypeName(c.to)+`"`)
-	}
-	k.setNull(i)
-	return 0, false, nil
+	return 0, false, c.rejectString(k, i, s)
 }

@@ -103,6 +103,16 @@ func parseSparkIntegral[T int32 | int64](s []byte, allowDecimal bool, minValue T
 	return r, true
 }
 
+// rejectString answers row i, whose string s does not parse as c.to: Spark's CAST_INVALID_INPUT in
+// ANSI mode on a row the expression evaluates, else null.
+func (c *cast) rejectString(k *kernelArgs, i int, s []byte) error {
+	if c.mode == modeANSI && isActive(k.active, i) {
+		return exec.CastInvalidInput(sqlStringLiteral(s), `"`+sqlTypeName(c.to)+`"`)
+	}
+	k.setNull(i)
+	return nil
+}
+
 // castStringToIntegral parses each string as c.to; failures are null, or CAST_INVALID_INPUT on
 // an active row in ANSI mode.
 func castStringToIntegral(c *cast, k *kernelArgs, in arrow.Array) (arrow.Array, error) {
@@ -142,11 +152,10 @@ func stringToIntegral[T integer](c *cast, k *kernelArgs, in arrow.Array) (arrow.
 			out[i] = T(v)
 			continue
 		}
-		if c.mode == modeANSI && isActive(k.active, i) {
+		if err := c.rejectString(k, i, s); err != nil {
 			obuf.Release()
-			return nil, exec.CastInvalidInput(sqlStringLiteral(s), `"`+sqlTypeName(c.to)+`"`)
+			return nil, err
 		}
-		k.setNull(i)
 	}
 	return finish(c.to.Arrow(), k.n, k.vbuf, obuf, k.nulls), nil
 }
@@ -186,11 +195,10 @@ func castStringToBoolean(c *cast, k *kernelArgs, in arrow.Array) (arrow.Array, e
 			out[i>>3] |= b2u(v) << (i & 7)
 			continue
 		}
-		if c.mode == modeANSI && isActive(k.active, i) {
+		if err := c.rejectString(k, i, s); err != nil {
 			obuf.Release()
-			return nil, exec.CastInvalidInput(sqlStringLiteral(s), `"BOOLEAN"`)
+			return nil, err
 		}
-		k.setNull(i)
 	}
 	return finish(arrow.FixedWidthTypes.Boolean, k.n, k.vbuf, obuf, k.nulls), nil
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
-	"github.com/bolide-dev/bolide/native/exec"
 	"github.com/bolide-dev/bolide/native/sparktype"
 )
 
@@ -310,11 +309,10 @@ func stringToTimestampKernel(z *tzZone, ntz bool) castFn {
 				out[i] = v
 				continue
 			}
-			if c.mode == modeANSI && isActive(k.active, i) {
+			if err := c.rejectString(k, i, s); err != nil {
 				obuf.Release()
-				return nil, exec.CastInvalidInput(sqlStringLiteral(s), `"`+sqlTypeName(c.to)+`"`)
+				return nil, err
 			}
-			k.setNull(i)
 		}
 		return finish(c.to.Arrow(), k.n, k.vbuf, obuf, k.nulls), nil
 	}

@@ -135,9 +135,9 @@ class BolideQuerySuite extends BolideSuiteBase {
     checkNative("SELECT cast(y as int), cast(s as long), cast(i as double), cast(dec as decimal(20,4)), " +
       "cast(y as decimal(5,1)), cast(g as byte) FROM types", Seq(Scan, Project))
     val q = "SELECT cast(i as byte) FROM types"
-    val expected = withConf("spark.bolide.enabled" -> "false") { errorClassOf(intercept(spark.sql(q).collect())) }
+    val expected = withConf("spark.bolide.enabled" -> "false") { errorClassOf(thrownBy(spark.sql(q).collect())) }
     val df = spark.sql(q)
-    assertEquals(expected, errorClassOf(intercept(df.collect())))
+    assertEquals(expected, errorClassOf(thrownBy(df.collect())))
     assertTrue(nativeOperators(df).contains(Project))
   }
 
@@ -241,11 +241,11 @@ class BolideQuerySuite extends BolideSuiteBase {
     Seq("SELECT l * 100000000000 FROM types", "SELECT k, sum(big) FROM bigdec GROUP BY k",
       "SELECT d / 0 FROM types").foreach { q =>
       val expected = withConf("spark.bolide.enabled" -> "false") {
-        errorClassOf(intercept(spark.sql(q).collect()))
+        errorClassOf(thrownBy(spark.sql(q).collect()))
       }
       assertTrue(s"vanilla Spark must fail: $q", expected.isDefined)
       val df = spark.sql(q)
-      val actual = errorClassOf(intercept(df.collect()))
+      val actual = errorClassOf(thrownBy(df.collect()))
       assertEquals(s"error class for $q", expected, actual)
       assertTrue(s"native operators must have run: $q", nativeOperators(df).nonEmpty)
     }
@@ -279,7 +279,7 @@ class BolideQuerySuite extends BolideSuiteBase {
     val out = new FileOutputStream(bad)
     try out.write(("PAR1" + "garbage" * 50 + "PAR1").getBytes("UTF-8")) finally out.close()
     val df = spark.read.parquet(dir.getPath).selectExpr("sum(v)")
-    val e = intercept(df.collect())
+    val e = thrownBy(df.collect())
     assertTrue(messages(e), messages(e).contains(bad.getName))
     assertTrue(nativeOperators(df).contains(Scan))
     // The same session keeps working.
@@ -289,10 +289,10 @@ class BolideQuerySuite extends BolideSuiteBase {
   @Test def goPanicsAndBadRequestsBecomeJavaExceptions(): Unit = {
     NativeLoader.load()
     // A bogus handle makes Go panic inside the call: the panic must arrive as an exception.
-    val panic = intercept(NativeLib.next(0L, 0L))
+    val panic = thrownBy(NativeLib.next(0L, 0L))
     assertTrue(panic.toString, panic.isInstanceOf[BolideNativeException])
     assertTrue(panic.getMessage, panic.getMessage.contains("panicked"))
-    val bad = intercept(NativeLib.createPlan("{not json".getBytes("UTF-8"), Array.empty[AnyRef], null, null))
+    val bad = thrownBy(NativeLib.createPlan("{not json".getBytes("UTF-8"), Array.empty[AnyRef], null, null))
     assertTrue(bad.getMessage, bad.isInstanceOf[BolideNativeException] && bad.getMessage.contains("decode task request"))
     // The engine and the session keep working.
     assertEquals(NativeLoader.AdapterVersion, NativeLib.version())
@@ -308,11 +308,5 @@ class BolideQuerySuite extends BolideSuiteBase {
 
   @Test def batchSizeIsHonoured(): Unit = withConf("spark.bolide.batchSize" -> "100") {
     checkNative("SELECT g, sum(i), count(*) FROM types WHERE l > 0 GROUP BY g", Seq(Scan, Filter, Agg, Agg))
-  }
-
-  private def intercept(body: => Any): Throwable = {
-    try { body } catch { case t: Throwable => return t }
-    fail("expected an exception")
-    null
   }
 }

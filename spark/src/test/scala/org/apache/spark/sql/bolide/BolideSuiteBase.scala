@@ -215,18 +215,20 @@ trait BolideSuiteBase {
     org.apache.spark.sql.execution.ExtendedMode)
 
   /** Walks the cause chain for a Spark error class. */
-  def errorClassOf(t: Throwable): Option[String] = {
-    var c = t
-    while (c != null) {
-      c match {
-        case s: org.apache.spark.SparkThrowable if s.getCondition != null &&
-          !s.getCondition.startsWith("INTERNAL") && s.getCondition != "FAILED_EXECUTE_UDF" =>
-          return Some(s.getCondition)
-        case _ =>
-      }
-      c = c.getCause
-    }
-    None
+  def errorClassOf(t: Throwable): Option[String] =
+    sparkErrorOf(t).map(_.asInstanceOf[org.apache.spark.SparkThrowable].getCondition)
+
+  /** The Spark exception of t's cause chain that carries the error class (errorClassOf's). */
+  def sparkErrorOf(t: Throwable): Option[Throwable] = Iterator.iterate(t)(_.getCause).takeWhile(_ != null).collectFirst {
+    case s: org.apache.spark.SparkThrowable if s.getCondition != null &&
+      !s.getCondition.startsWith("INTERNAL") && s.getCondition != "FAILED_EXECUTE_UDF" => s.asInstanceOf[Throwable]
+  }
+
+  /** What body throws; the test fails when it throws nothing. */
+  def thrownBy(body: => Any): Throwable = {
+    try { body } catch { case t: Throwable => return t }
+    fail("expected an exception")
+    null
   }
 
   def messages(t: Throwable): String = {

@@ -112,15 +112,15 @@ class CastSuite extends BolideSuiteBase {
     // One failing row per query: Spark's message must be equal too.
     CastSuite.badRows.zipWithIndex.foreach { case ((_, t, cls), k) =>
       val q = s"SELECT id, cast(s AS $t) FROM cast_bad WHERE id = $k"
-      val expected = withConf("spark.bolide.enabled" -> "false")(intercept(spark.sql(q).collect()))
+      val expected = withConf("spark.bolide.enabled" -> "false")(thrownBy(spark.sql(q).collect()))
       val df = spark.sql(q)
-      val actual = intercept(df.collect())
+      val actual = thrownBy(df.collect())
       assertEquals(s"error class for $q", Some(cls), errorClassOf(expected))
       assertEquals(s"error class for $q", errorClassOf(expected), errorClassOf(actual))
-      assertEquals(s"exception for $q", sparkException(expected).map(_.getClass), sparkException(actual).map(_.getClass))
+      assertEquals(s"exception for $q", sparkErrorOf(expected).map(_.getClass), sparkErrorOf(actual).map(_.getClass))
       // Spark's message ends with the query context (the SQL text around the cast), which the
       // engine's errors do not carry: compare up to it.
-      def text(t: Throwable) = sparkException(t).map(_.getMessage.split("\n== SQL")(0))
+      def text(t: Throwable) = sparkErrorOf(t).map(_.getMessage.split("\n== SQL")(0))
       assertEquals(s"message for $q", text(expected), text(actual))
       assertTrue(s"native Project must have run: $q", nativeOperators(df).contains(Project))
     }
@@ -129,9 +129,9 @@ class CastSuite extends BolideSuiteBase {
     fromString.filter(_ != "BOOLEAN").foreach { t =>
       val where = if (t.startsWith("DECIMAL")) " WHERE s NOT RLIKE '[0-9]' AND length(s) = octet_length(s)" else ""
       val q = s"SELECT id, ${castCol("cast", t)} FROM cast_gen$where"
-      val expected = withConf("spark.bolide.enabled" -> "false")(intercept(spark.sql(q).collect()))
+      val expected = withConf("spark.bolide.enabled" -> "false")(thrownBy(spark.sql(q).collect()))
       val df = spark.sql(q)
-      val actual = intercept(df.collect())
+      val actual = thrownBy(df.collect())
       assertEquals(s"error class for $q", errorClassOf(expected).map(_.split('.')(0)), errorClassOf(actual).map(_.split('.')(0)))
       assertTrue(s"native Project must have run: $q", nativeOperators(df).contains(Project))
     }
@@ -144,20 +144,6 @@ class CastSuite extends BolideSuiteBase {
       val df = checkNative("SELECT id, cast(dt AS STRING) FROM cast_gen", Seq(Scan))
       assertTrue(bolideReport(df), bolideReport(df).contains("timeParserPolicy"))
     }
-  }
-
-  private def intercept(body: => Any): Throwable = {
-    try { body } catch { case t: Throwable => return t }
-    fail("expected an exception")
-    null
-  }
-
-  private def causes(t: Throwable): Iterator[Throwable] = Iterator.iterate(t)(_.getCause).takeWhile(_ != null)
-
-  /** The Spark exception that carries the error class. */
-  private def sparkException(t: Throwable): Option[Throwable] = causes(t).collectFirst {
-    case s: org.apache.spark.SparkThrowable if s.getCondition != null && !s.getCondition.startsWith("INTERNAL") &&
-      s.getCondition != "FAILED_EXECUTE_UDF" => s.asInstanceOf[Throwable]
   }
 }
 

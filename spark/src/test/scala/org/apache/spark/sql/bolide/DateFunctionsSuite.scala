@@ -74,29 +74,15 @@ class DateFunctionsSuite extends BolideSuiteBase {
       ("SELECT id, make_date(y, 14, 1) FROM dt_gen", "DATETIME_FIELD_OUT_OF_BOUNDS.WITH_SUGGESTION", true),
       ("SELECT id, make_date(y, m, dd) FROM dt_gen", "DATETIME_FIELD_OUT_OF_BOUNDS.WITH_SUGGESTION", false)
     ).foreach { case (q, cls, sameMessage) =>
-      val expected = withConf("spark.bolide.enabled" -> "false")(intercept(spark.sql(q).collect()))
+      val expected = withConf("spark.bolide.enabled" -> "false")(thrownBy(spark.sql(q).collect()))
       val df = spark.sql(q)
-      val actual = intercept(df.collect())
+      val actual = thrownBy(df.collect())
       assertEquals(s"error class for $q", errorClassOf(expected), errorClassOf(actual))
       assertEquals(s"error class for $q", Some(cls), errorClassOf(actual))
-      assertEquals(s"exception for $q", sparkException(expected).map(_.getClass), sparkException(actual).map(_.getClass))
-      if (sameMessage) assertEquals(sparkException(expected).map(_.getMessage), sparkException(actual).map(_.getMessage))
+      assertEquals(s"exception for $q", sparkErrorOf(expected).map(_.getClass), sparkErrorOf(actual).map(_.getClass))
+      if (sameMessage) assertEquals(sparkErrorOf(expected).map(_.getMessage), sparkErrorOf(actual).map(_.getMessage))
       assertTrue(s"native Project must have run: $q", nativeOperators(df).contains(Project))
     }
-  }
-
-  private def intercept(body: => Any): Throwable = {
-    try { body } catch { case t: Throwable => return t }
-    fail("expected an exception")
-    null
-  }
-
-  private def causes(t: Throwable): Iterator[Throwable] = Iterator.iterate(t)(_.getCause).takeWhile(_ != null)
-
-  /** The Spark exception that carries the error class. */
-  private def sparkException(t: Throwable): Option[Throwable] = causes(t).collectFirst {
-    case s: org.apache.spark.SparkThrowable if s.getCondition != null && !s.getCondition.startsWith("INTERNAL") &&
-      s.getCondition != "FAILED_EXECUTE_UDF" => s.asInstanceOf[Throwable]
   }
 }
 
