@@ -163,9 +163,11 @@ func BenchmarkFilteredRead(b *testing.B) {
 						}
 					}
 					for _, c := range bt.Cols {
-						if a, err := columnar.Take(mem, c, sel); err == nil {
-							a.Release()
+						a, err := columnar.Take(mem, c, sel)
+						if err != nil {
+							b.Fatal(err)
 						}
+						a.Release()
 					}
 					bt.Release()
 				}
