@@ -16,7 +16,8 @@ import (
 // shuffleWrite runs a shuffle map task's block, whose root is a native exchange, to the end and
 // writes its data file. It returns each partition's bytes, then rows, uncompressed bytes, write
 // nanoseconds, memory and disk bytes spilled, then (with a checksum algorithm) each partition's
-// checksum, which the JVM commits through Spark's IndexShuffleBlockResolver and its metrics.
+// checksum, which the JVM commits through Spark's IndexShuffleBlockResolver and its metrics, then
+// each partition's uncompressed bytes (the sizes its MapStatus reports).
 //
 //export Java_org_apache_spark_sql_bolide_NativeLib_shuffleWrite
 func Java_org_apache_spark_sql_bolide_NativeLib_shuffleWrite(env *C.JNIEnv, _ C.jclass, h C.jlong,
@@ -32,6 +33,7 @@ func Java_org_apache_spark_sql_bolide_NativeLib_shuffleWrite(env *C.JNIEnv, _ C.
 	vals := append(append([]int64{}, res.PartitionLengths...), res.Rows, res.UncompressedBytes, res.WriteNanos,
 		res.SpilledMem, res.SpilledDisk)
 	vals = append(vals, res.Checksums...)
+	vals = append(vals, res.PartitionUncompressed...)
 	arr := C.new_longs(env, C.jsize(len(vals)))
 	if arr == 0 {
 		return 0

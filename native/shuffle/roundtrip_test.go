@@ -79,6 +79,17 @@ func roundTrip(t *testing.T, src *coltest.Source, p Partitioner, opts WriterOpti
 	if (rows == 0) != (res.UncompressedBytes == 0) || res.UncompressedBytes < rows*int64(len(src.Fields))/8 {
 		t.Errorf("%d uncompressed (Arrow) bytes for %d rows in %d bytes", res.UncompressedBytes, rows, total)
 	}
+	// Per partition (the MapStatus sizes): they add up, and only an empty partition reports 0.
+	var sum int64
+	for pi, u := range res.PartitionUncompressed {
+		sum += u
+		if (u == 0) != (len(want[pi]) == 0) {
+			t.Errorf("partition %d: %d uncompressed bytes for %d rows", pi, u, len(want[pi]))
+		}
+	}
+	if sum != res.UncompressedBytes || len(res.PartitionUncompressed) != len(res.PartitionLengths) {
+		t.Errorf("partitions' uncompressed bytes %v add up to %d, not %d", res.PartitionUncompressed, sum, res.UncompressedBytes)
+	}
 	return res
 }
 

@@ -49,6 +49,9 @@ type WriteResult struct {
 	// reader decodes them to), for the exchange's data size, which AQE plans joins with. Spark's
 	// own is the UnsafeRows' size, ~1.3x this on lineitem.
 	UncompressedBytes int64
+	// PartitionUncompressed is UncompressedBytes per partition: the size the map output reports
+	// to Spark (MapStatus), which AQE coalesces partitions and finds skew with.
+	PartitionUncompressed []int64
 	// Checksums are the partitions' checksums (WriterOptions.Checksum), nil without one.
 	Checksums []int64
 	// SpilledMem and SpilledDisk are the bytes of memory the writer's spills freed and the bytes
@@ -100,6 +103,10 @@ func Write(ctx *exec.TaskContext, input exec.Operator, p Partitioner, opts Write
 	}
 	res = WriteResult{PartitionLengths: w.lengths, Rows: w.rows, Blocks: w.blocks, WriteNanos: w.nanos,
 		UncompressedBytes: w.raw, Checksums: w.checksums}
+	res.PartitionUncompressed = make([]int64, len(w.parts))
+	for i := range w.parts {
+		res.PartitionUncompressed[i] = w.parts[i].raw
+	}
 	if s := w.spill; s != nil {
 		res.SpilledMem, res.SpilledDisk, res.Spills = s.memBytes, s.diskBytes, int64(s.runs)
 	}
@@ -121,6 +128,7 @@ func (w *writer) unregister() {
 type partition struct {
 	rows   int      // pending rows
 	blocks [][]byte // encoded frames, in order
+	raw    int64    // uncompressed bytes of the frames encoded so far
 }
 
 type writer struct {
@@ -349,6 +357,7 @@ func (w *writer) encode(pi int, free bool) error {
 	w.encoded += int64(len(frame))
 	w.blocks++
 	w.raw += int64(w.enc.arrow)
+	part.raw += int64(w.enc.arrow)
 	w.reset(pi, free)
 	part.rows = 0
 	w.nanos += time.Since(t0).Nanoseconds()

@@ -60,7 +60,8 @@ public final class NativeLib {
    * data file at {@code dataPath} in Spark's layout. Returns the bytes of each partition, then the
    * rows written, the uncompressed bytes, the nanoseconds spent encoding and writing (spills
    * included), the memory and disk bytes the writer spilled, then, when {@code checksum} names an
-   * algorithm (Spark's spark.shuffle.checksum.algorithm; empty for none), each partition's checksum.
+   * algorithm (Spark's spark.shuffle.checksum.algorithm; empty for none), each partition's checksum,
+   * then each partition's uncompressed bytes.
    */
   public static native long[] shuffleWrite(long handle, String dataPath, String codec, String checksum);
 

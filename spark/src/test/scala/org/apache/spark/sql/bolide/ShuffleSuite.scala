@@ -108,6 +108,32 @@ class ShuffleSuite extends BolideSuiteBase {
     assertTrue(s"no coalesced read:\n${df.queryExecution.executedPlan}", reads.exists(_.hasCoalescedPartition))
   }
 
+  @Test def aqePlansWithInMemorySizes(): Unit = withConf(
+    "spark.sql.adaptive.enabled" -> "true",
+    "spark.sql.adaptive.coalescePartitions.enabled" -> "true",
+    "spark.sql.adaptive.coalescePartitions.parallelismFirst" -> "false",
+    "spark.sql.adaptive.coalescePartitions.minPartitionSize" -> "1",
+    "spark.sql.adaptive.advisoryPartitionSizeInBytes" -> "262144",
+    "spark.sql.shuffle.partitions" -> "100") {
+    // Compressible rows: the frames written are several times smaller than the batches a reader
+    // holds. AQE must size the coalesced partitions by the latter.
+    spark.range(0, 200000, 1, 2).selectExpr("id", "cast(id % 1000 AS INT) AS k", "repeat('x', 24) AS s")
+      .write.mode("overwrite").parquet(TestData.path("mem_sizes"))
+    spark.read.parquet(TestData.path("mem_sizes")).createOrReplaceTempView("mem_sizes")
+    val df = checkNative("SELECT id, k, s FROM mem_sizes DISTRIBUTE BY k", Seq(Ex))
+    val plan = df.queryExecution.executedPlan
+    val ex = planNodes(plan).collectFirst { case e: BolideShuffleExchangeExec => e.metrics }.get
+    val (inMemory, written) = (ex("dataSize").value, ex("shuffleBytesWritten").value)
+    val parts = planNodes(plan).collect { case r: AQEShuffleReadExec => r.partitionSpecs.length }
+    assertTrue(s"no AQE read:\n$plan", parts.nonEmpty)
+    assertTrue(s"the frames ($written bytes) do not compress the batches ($inMemory bytes) enough to tell",
+      written * 2 < inMemory)
+    // Coalescing packs neighbours up to the advisory size: at least total / advisory partitions.
+    val least = inMemory / 262144 - 1
+    assertTrue(s"AQE coalesced ${parts.head} partitions of $inMemory bytes in memory ($written written): " +
+      s"expected at least $least", parts.head >= least)
+  }
+
   @Test def aqeSplitsSkewedPartitions(): Unit = withConf(
     "spark.sql.adaptive.enabled" -> "true",
     "spark.sql.autoBroadcastJoinThreshold" -> "-1",

@@ -46,14 +46,16 @@ class BolideShuffleWriter(
       val checksum = if (conf.get(config.SHUFFLE_CHECKSUM_ENABLED)) conf.get(config.SHUFFLE_CHECKSUM_ALGORITHM) else ""
       val out = BolideErrors.rethrow(NativeLib.shuffleWrite(nativeHandle, tmp.getAbsolutePath, dep.codec, checksum))
       // Lengths, then rows, uncompressed bytes, write nanos, memory and disk bytes spilled, then
-      // the checksums (NativeLib.shuffleWrite).
-      val expected = numPartitions + 5 + (if (checksum.isEmpty) 0 else numPartitions)
+      // the checksums, then the partitions' uncompressed bytes (NativeLib.shuffleWrite).
+      val numChecksums = if (checksum.isEmpty) 0 else numPartitions
+      val expected = numPartitions + 5 + numChecksums + numPartitions
       if (out.length != expected) {
         throw new IllegalStateException(
           s"native shuffle write returned ${out.length} values for $numPartitions partitions")
       }
       partitionLengths = out.take(numPartitions)
-      val checksums = out.drop(numPartitions + 5)
+      val checksums = out.slice(numPartitions + 5, numPartitions + 5 + numChecksums)
+      val uncompressed = out.drop(numPartitions + 5 + numChecksums)
       resolver.writeMetadataFileAndCommit(dep.shuffleId, mapId, partitionLengths, checksums, tmp)
       metrics.incBytesWritten(partitionLengths.sum)
       metrics.incRecordsWritten(out(numPartitions))
@@ -67,7 +69,8 @@ class BolideShuffleWriter(
         context.taskMetrics().incDiskBytesSpilled(diskSpilled)
         dep.spillSize += memSpilled
       }
-      mapStatus = MapStatus(SparkEnv.get.blockManager.shuffleServerId, partitionLengths, mapId)
+      mapStatus = MapStatus(SparkEnv.get.blockManager.shuffleServerId,
+        BolideShuffleWriter.reportedSizes(partitionLengths, uncompressed), mapId)
     } finally {
       if (reserver != null) reserver.detach()
       try if (nativeHandle != 0) NativeLib.close(nativeHandle) finally {
@@ -82,4 +85,22 @@ class BolideShuffleWriter(
     if (success && mapStatus != null) Some(mapStatus) else None
 
   override def getPartitionLengths(): Array[Long] = partitionLengths
+}
+
+object BolideShuffleWriter {
+  /**
+   * The sizes a map output reports to Spark (its MapStatus): each non-empty partition's size as
+   * Arrow batches, not its bytes on disk. AQE coalesces partitions, finds skewed ones and splits
+   * them by map output from these sizes, and a native join or aggregate holds a partition as
+   * batches: Arrow frames compress 3-4x against UnsafeRows' 1-2x, so the bytes on disk would have
+   * AQE make partitions several times larger in memory than Spark's from the same rows (TPC-H q21
+   * coalesced all of lineitem into one join partition that did not fit a 256 MiB pool). Spark
+   * itself reports sizes approximately (MapStatus encodes them in a byte, within 10%): readers
+   * fetch by block id and use the sizes only to plan requests, and read the index for the bytes.
+   * An empty partition stays 0, so that readers still skip it.
+   */
+  def reportedSizes(lengths: Array[Long], uncompressed: Array[Long]): Array[Long] =
+    lengths.indices.map { i =>
+      if (lengths(i) == 0) 0L else math.max(lengths(i), uncompressed(i))
+    }.toArray
 }
