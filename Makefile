@@ -14,7 +14,7 @@ export CGO_CFLAGS := -I$(JAVA_HOME)/include -I$(JAVA_HOME)/include/linux -O2
 GO_SOURCES := $(shell find native -name '*.go' -not -name '*_test.go') native/go.mod native/go.sum
 SCALA_SOURCES := $(shell find spark/src/main -type f) spark/pom.xml
 
-.PHONY: all native jar test test-go test-jvm test-iceberg-latest demo docs clean lint tpch-data
+.PHONY: all native jar test test-go test-jvm test-iceberg-latest demo docs clean lint tpch-data fuzz
 
 all: $(JAR)
 
@@ -63,6 +63,17 @@ test-iceberg-latest: $(NATIVE_LIB) data/tpch/sf0.01/_COMPLETE
 	mvn -B -ntp -f spark/pom.xml test -Diceberg.version=$(ICEBERG_LATEST) -Dbolide.build.dir=$(CURDIR)/spark/target/iceberg-$(ICEBERG_LATEST) \
 	  -Dtest='IcebergScanSuite,TpchIcebergSuite,SparkChildrenSuite' -Dsurefire.failIfNoSpecifiedTests=false \
 	  -Dbolide.ownSession.skip=true
+
+# Differential fuzzing of the native functions against Spark (FuzzSuite; `make test` runs it for
+# 60 s with a fixed seed): `make fuzz DURATION=30m [SEED=n]` runs longer with a fresh seed, which a
+# difference reports so that SEED=n replays it.
+DURATION ?= 10m
+SEED ?=
+fuzz: $(NATIVE_LIB)
+	secs=$$(echo "$(DURATION)" | awk '/h$$/{print $$0*3600; next} /m$$/{print $$0*60; next} {print $$0+0}') && \
+	seed="$(SEED)" && seed="$${seed:-$$(od -An -N6 -tu8 /dev/urandom | tr -d ' ')}" && \
+	mvn -B -ntp -f spark/pom.xml test -Dtest=FuzzSuite -Dbolide.ownSession.skip=true \
+	  -Dbolide.fuzz.seconds=$$secs -Dbolide.fuzz.seed=$$seed
 
 data/spark/spark-%/_COMPLETE:
 	bash scripts/spark-dist.sh
