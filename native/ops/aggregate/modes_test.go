@@ -611,3 +611,57 @@ func (s stage) mustNode(t testing.TB) *plan.Node {
 	n, _ := s.node(t)
 	return n
 }
+
+// TestBitAggregates: bit_and, bit_or and bit_xor of an int column with nulls, per group, in one
+// stage and split into partial, merge and final stages: null only for a group without a value.
+func TestBitAggregates(t *testing.T) {
+	rows := genRows(3000, 15)
+	classes := []string{"BitAndAgg", "BitOrAgg", "BitXorAgg"}
+	var fns []aggFn
+	for _, c := range classes {
+		fns = append(fns, aggFn{class: c, args: []int{1}, result: "integer", buffers: []string{"integer"}})
+	}
+	want := map[any][]any{}
+	for _, r := range rows {
+		var k any
+		if r.k != nil {
+			k = *r.k
+		}
+		if want[k] == nil {
+			want[k] = append([]any{k}, make([]any, len(classes))...)
+		}
+		if r.i == nil {
+			continue
+		}
+		v := int64(*r.i)
+		for i, c := range classes {
+			cur, ok := want[k][i+1].(int64)
+			switch {
+			case !ok:
+				want[k][i+1] = v
+			case c == "BitAndAgg":
+				want[k][i+1] = int64(int32(cur) & int32(v))
+			case c == "BitOrAgg":
+				want[k][i+1] = int64(int32(cur) | int32(v))
+			default:
+				want[k][i+1] = int64(int32(cur) ^ int32(v))
+			}
+		}
+	}
+	complete := stage{in: e2eIn, raw: e2eIn, keys: []int{0}, fns: withMode(fns, "Complete")}
+	c, _ := runStage(t, complete, toBatches(rows, 100))
+	compareFiltered(t, "complete", rowsOf(c), want)
+	release(c)
+
+	partial := stage{in: e2eIn, raw: e2eIn, keys: []int{0}, fns: withMode(fns, "Partial")}
+	p, pcols := runStage(t, partial, toBatches(rows[:1000], 128), toBatches(rows[1000:2000], 64),
+		toBatches(rows[2000:], 999))
+	defer release(p)
+	merge := stage{in: pcols, raw: e2eIn, keys: []int{0}, fns: withMode(fns, "PartialMerge"), offset: 1}
+	m, _ := runStage(t, merge, p)
+	final := stage{in: pcols, raw: e2eIn, keys: []int{0}, fns: withMode(fns, "Final"), offset: 1}
+	f, _ := runStage(t, final, m)
+	compareFiltered(t, "partial+merge+final", rowsOf(f), want)
+	release(f)
+	release(m)
+}

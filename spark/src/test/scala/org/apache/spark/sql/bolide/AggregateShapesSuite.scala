@@ -26,12 +26,43 @@ class AggregateShapesSuite extends BolideSuiteBase {
 
   @Test def statisticalAggregates(): Unit = {
     val fns = "stddev_samp(d), stddev_pop(d), var_samp(d), var_pop(i), stddev(l), variance(f), std(dec), " +
-      "stddev_samp(if(id % 97 = 0, d, null))"
+      "stddev_samp(if(id % 97 = 0, d, null)), skewness(d), kurtosis(d), skewness(i), kurtosis(f), " +
+      "skewness(if(id % 89 = 0, d, null)), kurtosis(if(id % 97 = 0, l, null))"
     checkNative(s"SELECT g, $fns FROM types GROUP BY g", Seq(Agg, Agg))
     checkNative(s"SELECT $fns FROM types", Seq(Agg, Agg))
-    checkNative("SELECT g, stddev_samp(d), var_samp(d) FROM types WHERE id % 500 = 1 GROUP BY g", Seq(Agg, Agg))
+    // One row per group: n - 1 = 0 and m2 = 0.
+    checkNative("SELECT g, stddev_samp(d), var_samp(d), skewness(d), kurtosis(d) FROM types WHERE id % 500 = 1 " +
+      "GROUP BY g", Seq(Agg, Agg))
     withConf("spark.sql.legacy.statisticalAggregate" -> "true") {
-      checkNative("SELECT g, stddev_samp(d), var_samp(d) FROM types WHERE id % 500 = 1 GROUP BY g", Seq(Agg, Agg))
+      checkNative("SELECT g, stddev_samp(d), var_samp(d), skewness(d), kurtosis(d) FROM types WHERE id % 500 = 1 " +
+        "GROUP BY g", Seq(Agg, Agg))
+    }
+  }
+
+  @Test def bitwiseAndCoMomentAggregates(): Unit = {
+    val fns = "bit_and(y), bit_or(s), bit_xor(i), bit_and(l), bit_or(l), bit_xor(if(id % 3 = 0, null, l)), " +
+      "bit_and(g), covar_pop(d, f), covar_samp(d, l), corr(d, i), covar_samp(if(id % 97 = 0, d, null), d), " +
+      "corr(f, if(id % 89 = 0, d, null)), covar_pop(dec, s)"
+    checkNative(s"SELECT g, $fns FROM types GROUP BY g", Seq(Agg, Agg))
+    checkNative(s"SELECT $fns FROM types", Seq(Agg, Agg))
+    // One row per group: covar_samp and corr divide by n - 1 = 0.
+    checkNative("SELECT g, covar_samp(d, l), corr(d, i), covar_pop(d, l) FROM types WHERE id % 500 = 1 GROUP BY g",
+      Seq(Agg, Agg))
+    withConf("spark.sql.legacy.statisticalAggregate" -> "true") {
+      checkNative("SELECT g, covar_samp(d, l), corr(d, i) FROM types WHERE id % 500 = 1 GROUP BY g", Seq(Agg, Agg))
+    }
+    // corr of a constant divides by zero (Spark's Divide): null in legacy mode, DIVIDE_BY_ZERO in
+    // ANSI mode, from the engine as from Spark.
+    val constant = "SELECT g, corr(d, cast(g AS DOUBLE)) FROM types GROUP BY g"
+    withConf("spark.sql.ansi.enabled" -> "false") {
+      checkNative(constant, Seq(Agg, Agg))
+    }
+    withConf("spark.sql.ansi.enabled" -> "true") {
+      val expected = withConf("spark.bolide.enabled" -> "false")(thrownBy(spark.sql(constant).collect()))
+      val df = spark.sql(constant)
+      val actual = thrownBy(df.collect())
+      assertEquals(messages(actual), errorClassOf(expected), errorClassOf(actual))
+      assertTrue(nativeOperators(df).toString, nativeOperators(df).contains(Agg))
     }
   }
 
