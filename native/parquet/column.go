@@ -326,10 +326,12 @@ func (c *column) init() {
 	c.dec = newDecoder(c.conv, c.dt, c.up)
 }
 
-func (c *column) start(fc *pq.FileColumnChunk, md *format.ColumnMetaData) {
-	if c.cur.nest == nil && ownPages(c.leaf, md) {
+// start moves the column to a new chunk; it reports whether the chunk's pages are read by the
+// cursor's own page reader (when own allows it).
+func (c *column) start(fc *pq.FileColumnChunk, md *format.ColumnMetaData, own bool) bool {
+	if own && c.cur.nest == nil && ownPages(c.leaf, md) {
 		c.cur.startOwn(fc.File(), md)
-		return
+		return true
 	}
 	c.cur.start(fc.Pages())
 	if c.leaf.phys == format.Boolean {
@@ -338,6 +340,7 @@ func (c *column) start(fc *pq.FileColumnChunk, md *format.ColumnMetaData) {
 		}
 		c.cur.bools.start(fc.File(), md)
 	}
+	return false
 }
 
 func (c *column) stop() {
