@@ -417,3 +417,35 @@ func rewriteLevelsBitPacked(t *testing.T, src, dst string) int {
 	}
 	return rewritten
 }
+
+// TestLevelCounts checks the word-at-a-time counts of countDefined and checkLevels against a
+// level-at-a-time count, on levels of every byte value (parquet-go's are unchecked) and every
+// length around a word.
+func TestLevelCounts(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(3, 4))
+	for n := range 40 {
+		for _, spread := range []int{2, 3, 256} {
+			lv := make([]byte, n)
+			for i := range lv {
+				lv[i] = byte(rnd.IntN(spread))
+			}
+			for _, maxDef := range []byte{1, 2} {
+				want, over := 0, false
+				for _, d := range lv {
+					if d == maxDef {
+						want++
+					}
+					over = over || d > maxDef
+				}
+				if got := countDefined(lv, maxDef); got != want {
+					t.Fatalf("countDefined(%v, %d) = %d, want %d", lv, maxDef, got, want)
+				}
+				p := &pageReader{maxDef: maxDef}
+				got, err := p.checkLevels(lv)
+				if over != (err != nil) || err == nil && got != want {
+					t.Fatalf("checkLevels(%v), max %d: %d, %v; want %d (a level above: %v)", lv, maxDef, got, err, want, over)
+				}
+			}
+		}
+	}
+}
