@@ -449,3 +449,29 @@ func TestLevelCounts(t *testing.T) {
 		}
 	}
 }
+
+// TestOwnPagesEncodings: BIT_PACKED among a chunk's encodings is parquet-mr's levels, read by the
+// own page reader, unless the page encoding statistics say values were encoded with it.
+func TestOwnPagesEncodings(t *testing.T) {
+	long := &leafInfo{name: "l", phys: format.Int64, maxDef: 1}
+	mr := []format.Encoding{format.BitPacked, format.RLE, format.PlainDictionary, format.Plain}
+	for _, c := range []struct {
+		name  string
+		leaf  *leafInfo
+		encs  []format.Encoding
+		stats []format.PageEncodingStats
+		own   bool
+	}{
+		{"parquet-mr v1", long, mr, []format.PageEncodingStats{{PageType: format.DictionaryPage, Encoding: format.PlainDictionary, Count: 1},
+			{PageType: format.DataPage, Encoding: format.PlainDictionary, Count: 3}, {PageType: format.DataPage, Encoding: format.Plain, Count: 2}}, true},
+		{"no statistics", long, mr, nil, true},
+		{"values in BIT_PACKED", long, mr, []format.PageEncodingStats{{PageType: format.DataPage, Encoding: format.BitPacked, Count: 1}}, false},
+		{"DELTA", long, []format.Encoding{format.BitPacked, format.RLE, format.DeltaBinaryPacked}, nil, false},
+		{"BOOLEAN", &leafInfo{name: "b", phys: format.Boolean, maxDef: 1}, mr, nil, false},
+	} {
+		md := &format.ColumnMetaData{Type: c.leaf.phys, Encoding: c.encs, EncodingStats: c.stats, Codec: format.Snappy}
+		if got := ownPages(c.leaf, md); got != c.own {
+			t.Errorf("%s: ownPages %v, want %v", c.name, got, c.own)
+		}
+	}
+}
