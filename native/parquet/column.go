@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/bits"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -277,9 +278,21 @@ func (c *cursor) consume(ch chunk) {
 	c.val += ch.m
 }
 
+// countDefined counts the levels equal to maxDef: the non-null values among def's rows.
 func countDefined(def []byte, maxDef byte) int {
-	n := 0
-	for _, d := range def {
+	n, i := 0, 0
+	if maxDef == 1 {
+		// Eight levels at a time: x has a zero byte where a level is 1; the high bit of each
+		// byte of z is set exactly where x's byte is zero (no borrow crosses bytes: the
+		// addition works on 7 bits). Exact whatever the levels (parquet-go's are unchecked).
+		const lo7, ones = 0x7F7F7F7F7F7F7F7F, 0x0101010101010101
+		for ; i+8 <= len(def); i += 8 {
+			x := binary.LittleEndian.Uint64(def[i:]) ^ ones
+			z := ^((x&lo7 + lo7) | x | lo7)
+			n += bits.OnesCount64(z)
+		}
+	}
+	for _, d := range def[i:] {
 		if d == maxDef {
 			n++
 		}
@@ -326,10 +339,12 @@ func (c *column) init() {
 	c.dec = newDecoder(c.conv, c.dt, c.up)
 }
 
-func (c *column) start(fc *pq.FileColumnChunk, md *format.ColumnMetaData) {
-	if c.cur.nest == nil && ownPages(c.leaf, md) {
+// start moves the column to a new chunk; it reports whether the chunk's pages are read by the
+// cursor's own page reader (when own allows it).
+func (c *column) start(fc *pq.FileColumnChunk, md *format.ColumnMetaData, own bool) bool {
+	if own && c.cur.nest == nil && ownPages(c.leaf, md) {
 		c.cur.startOwn(fc.File(), md)
-		return
+		return true
 	}
 	c.cur.start(fc.Pages())
 	if c.leaf.phys == format.Boolean {
@@ -338,6 +353,7 @@ func (c *column) start(fc *pq.FileColumnChunk, md *format.ColumnMetaData) {
 		}
 		c.cur.bools.start(fc.File(), md)
 	}
+	return false
 }
 
 func (c *column) stop() {

@@ -149,6 +149,12 @@ func readAll(t testing.TB, path string, start, length int64, spec *ScanSpec, mem
 	if err != nil {
 		t.Fatal(err)
 	}
+	return readRest(t, r, spec)
+}
+
+// readRest is readAll after Open: it reads r to its end and closes it.
+func readRest(t testing.TB, r *Reader, spec *ScanSpec) ([][]any, Stats) {
+	t.Helper()
 	var rows [][]any
 	for {
 		b, err := r.Next()

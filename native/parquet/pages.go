@@ -18,8 +18,10 @@ import (
 // dictionary (a price column's dictionary is about as large as its row group's values) and for
 // every page's values, and copies the file's bytes through a bufio.Reader; its garbage was a
 // tenth of a filtered scan's time. Flat columns whose pages are PLAIN or dictionary-encoded, with
-// RLE definition levels, are read here; the others (nested and BOOLEAN columns, DELTA and
-// BYTE_STREAM_SPLIT encodings) by parquet-go.
+// RLE or BIT_PACKED definition levels, are read here; the others (nested and BOOLEAN columns, DELTA
+// and BYTE_STREAM_SPLIT encodings) by parquet-go. (parquet-go v0.32.0 reads a v1 page's BIT_PACKED
+// levels as if a length prefixed them, as RLE ones are: it misreads the pages of old files that
+// have them, which only this reader reads right.)
 //
 // Page checksums are not verified: Spark's reader (parquet-mr, parquet.page.verify-checksum.enabled
 // false by default) does not verify them either, and a file Spark reads must read here too.
@@ -57,14 +59,26 @@ const windowBytes = 256 << 10
 var noIndexes = []int32{}
 
 // ownPages reports whether the chunk of a flat column can be read by pageReader.
+//
+// BIT_PACKED is accepted: parquet-mr (Spark, Hive, Iceberg) lists it in the encodings of every
+// chunk of v1 pages, for the repetition levels of a non-repeated column (which take no byte) or
+// the definition levels of a required one; old writers used it for definition levels too, which
+// next decodes. It is deprecated for values and no writer known encodes values with it; when the
+// chunk's page encoding statistics say one did, the chunk goes to parquet-go (a page that does
+// without saying so fails in values, as any page in an encoding not read here).
 func ownPages(l *leafInfo, md *format.ColumnMetaData) bool {
 	if l.phys == format.Boolean || l.maxDef > 1 {
 		return false
 	}
 	for _, e := range md.Encoding {
 		switch e {
-		case format.Plain, format.PlainDictionary, format.RLEDictionary, format.RLE:
+		case format.Plain, format.PlainDictionary, format.RLEDictionary, format.RLE, format.BitPacked:
 		default:
+			return false
+		}
+	}
+	for _, s := range md.EncodingStats {
+		if s.Encoding == format.BitPacked && s.Count > 0 && (s.PageType == format.DataPage || s.PageType == format.DataPageV2) {
 			return false
 		}
 	}
@@ -181,6 +195,7 @@ func (p *pageReader) decompress(dst *[]byte, src []byte, size int32) ([]byte, er
 type page struct {
 	n    int
 	def  []byte
+	ndef int // levels in def at the column's maximum: non-null values
 	idx  []int32
 	vals rawVals
 }
@@ -189,6 +204,7 @@ type page struct {
 // c.dict).
 func (p *pageReader) next(c *cursor) (pg page, err error) {
 	for {
+		pageOff := p.off
 		h, body, err := p.header()
 		if err != nil {
 			return page{}, err
@@ -209,19 +225,12 @@ func (p *pageReader) next(c *cursor) (pg page, err error) {
 				continue
 			}
 			pg.n = n
+			// A flat column has no repetition level: none is written, whatever the header's
+			// encoding for them says (parquet-mr says BIT_PACKED).
 			if p.maxDef > 0 {
-				if dh.DefinitionLevelEncoding != format.RLE {
-					return page{}, fmt.Errorf("definition levels in %s encoding are not read natively: %w",
-						dh.DefinitionLevelEncoding, pq.ErrCorrupted)
+				if data, err = p.levelsV1(&pg, dh, data); err != nil {
+					return page{}, fmt.Errorf("data page at offset %d: %w", pageOff, err)
 				}
-				if len(data) < 4 || int64(binary.LittleEndian.Uint32(data)) > int64(len(data)-4) {
-					return page{}, fmt.Errorf("definition levels past the page: %w", pq.ErrCorrupted)
-				}
-				ln := binary.LittleEndian.Uint32(data)
-				if pg.def, err = p.levels(data[4:4+ln], n); err != nil {
-					return page{}, err
-				}
-				data = data[4+ln:]
 			}
 			err = p.values(&pg, dh.Encoding, data, c)
 			return pg, err
@@ -240,7 +249,7 @@ func (p *pageReader) next(c *cursor) (pg page, err error) {
 			}
 			pg.n = n
 			if p.maxDef > 0 {
-				if pg.def, err = p.levels(body[:dl], n); err != nil {
+				if err = p.levels(&pg, body[:dl]); err != nil {
 					return page{}, err
 				}
 			}
@@ -285,31 +294,124 @@ func (p *pageReader) skipPages(rows int) (int, error) {
 	return skipped, nil
 }
 
-// levels decodes the n definition levels of a page (RLE / bit-packed hybrid, maxDef's width).
-func (p *pageReader) levels(src []byte, n int) ([]byte, error) {
+// levelsV1 decodes the definition levels at the start of a v1 page's data into pg.def and
+// returns the data after them. RLE levels (the RLE / bit-packing hybrid) are prefixed by their
+// length in bytes; BIT_PACKED ones are not: they take exactly as many bytes as the page's levels
+// fill.
+func (p *pageReader) levelsV1(pg *page, dh *format.DataPageHeader, data []byte) (rest []byte, err error) {
+	switch dh.DefinitionLevelEncoding {
+	case format.RLE:
+		if len(data) < 4 || int64(binary.LittleEndian.Uint32(data)) > int64(len(data)-4) {
+			return nil, fmt.Errorf("definition levels past the page: %w", pq.ErrCorrupted)
+		}
+		ln := binary.LittleEndian.Uint32(data)
+		err = p.levels(pg, data[4:4+ln])
+		return data[4+ln:], err
+	case format.BitPacked:
+		w := bits.Len8(p.maxDef)
+		ln := (pg.n*w + 7) / 8
+		if ln > len(data) {
+			return nil, fmt.Errorf("%d BIT_PACKED definition levels of %d bits take %d bytes, the page has %d: %w",
+				pg.n, w, ln, len(data), pq.ErrCorrupted)
+		}
+		p.levs = unpackLevelsMSB(p.levs, data[:ln], pg.n, w)
+		if pg.ndef, err = p.checkLevels(p.levs); err != nil {
+			return nil, err
+		}
+		pg.def = p.levs
+		return data[ln:], nil
+	}
+	return nil, fmt.Errorf("definition levels in %s encoding are not read natively: %w",
+		dh.DefinitionLevelEncoding, pq.ErrCorrupted)
+}
+
+// unpackLevelsMSB unpacks n levels of w bits (1 to 8) from src in the deprecated BIT_PACKED
+// layout, into dst (reused): values packed from the most significant bit of the first byte on,
+// unlike the RLE / bit-packing hybrid's runs, which start at the least significant bit. src holds
+// at least (n*w+7)/8 bytes.
+func unpackLevelsMSB(dst, src []byte, n, w int) []byte {
+	dst = grow(dst, n)
+	if w == 1 { // the only width of a flat column's levels
+		for i := range dst {
+			dst[i] = src[i>>3] >> (7 - i&7) & 1
+		}
+		return dst
+	}
+	mask := uint16(1)<<w - 1
+	for i := range dst {
+		// A value starts at bit s of its byte (from the top) and, as w <= 8, ends within the
+		// next one: read the two as a 16-bit big-endian word.
+		at := i * w
+		b, s := at>>3, at&7
+		v := uint16(src[b]) << 8
+		if b+1 < len(src) {
+			v |= uint16(src[b+1])
+		}
+		dst[i] = byte(v >> (16 - s - w) & mask)
+	}
+	return dst
+}
+
+// levels decodes the definition levels of a page's pg.n rows (RLE / bit-packed hybrid, maxDef's
+// width) into pg.def, and counts the defined ones into pg.ndef.
+func (p *pageReader) levels(pg *page, src []byte) error {
+	n := pg.n
 	enc := rle.Encoding{BitWidth: bits.Len8(p.maxDef)}
 	var lv []byte
 	err := noPanic(func() (err error) { lv, err = enc.DecodeLevels(p.levs[:0], src); return })
 	if err != nil {
-		return nil, fmt.Errorf("definition levels: %v: %w", err, pq.ErrCorrupted)
+		return fmt.Errorf("definition levels: %v: %w", err, pq.ErrCorrupted)
 	}
 	p.levs = lv
 	if len(lv) < n {
-		return nil, fmt.Errorf("page has %d rows but %d definition levels: %w", n, len(lv), pq.ErrCorrupted)
+		return fmt.Errorf("page has %d rows but %d definition levels: %w", n, len(lv), pq.ErrCorrupted)
 	}
-	for _, d := range lv[:n] {
-		if d > p.maxDef {
-			return nil, fmt.Errorf("definition level %d above the column's maximum %d: %w", d, p.maxDef, pq.ErrCorrupted)
+	if pg.ndef, err = p.checkLevels(lv[:n]); err != nil {
+		return err
+	}
+	pg.def = lv[:n]
+	return nil
+}
+
+// checkLevels checks that no level is above the column's maximum and returns how many are at it
+// (defined values). A run of the RLE hybrid stores its value in a whole byte, so a damaged page
+// can hold any level: it must fail here, not index past the page's values.
+func (p *pageReader) checkLevels(lv []byte) (int, error) {
+	if p.maxDef == 1 {
+		// Every flat nullable column: one pass, eight levels at a time. Levels of 0 and 1 only
+		// leave the bits 0xFE of every byte clear, and then a word's set bits are its 1s.
+		var bad uint64
+		n, i := 0, 0
+		for ; i+8 <= len(lv); i += 8 {
+			w := binary.LittleEndian.Uint64(lv[i:])
+			bad |= w
+			n += bits.OnesCount64(w)
+		}
+		for _, d := range lv[i:] {
+			bad |= uint64(d)
+			n += int(d)
+		}
+		if bad&0xFEFEFEFEFEFEFEFE == 0 {
+			return n, nil
 		}
 	}
-	return lv[:n], nil
+	n := 0
+	for _, d := range lv {
+		if d > p.maxDef {
+			return 0, fmt.Errorf("definition level %d above the column's maximum %d: %w", d, p.maxDef, pq.ErrCorrupted)
+		}
+		if d == p.maxDef {
+			n++
+		}
+	}
+	return n, nil
 }
 
 // values decodes a data page's values.
 func (p *pageReader) values(pg *page, enc format.Encoding, data []byte, c *cursor) error {
 	m := pg.n
 	if pg.def != nil {
-		if m = countDefined(pg.def, p.maxDef); m == pg.n {
+		if m = pg.ndef; m == pg.n {
 			// No null in the page (a nullable column without nulls, the common case): its rows
 			// take the paths of a required column, with no level to look at.
 			pg.def = nil

@@ -69,6 +69,8 @@ type Stats struct {
 	RowsRead                int64 // rows returned
 	Batches                 int   // batches returned
 	BytesRead               int64 // compressed bytes of the projected column chunks of read row groups
+	ChunksOwnPages          int   // flat column chunks read by the reader's own page decoder (pages.go)
+	ChunksParquetGo         int   // flat column chunks read by parquet-go's (encodings or types pages.go leaves alone)
 }
 
 // Reader reads one split of a Parquet file as Arrow batches.
@@ -89,8 +91,10 @@ type Reader struct {
 	pos      int64
 	last     int64 // file row index of the first row of the batch Next returned last
 	stats    Stats
-	err      error // sticky
-	closed   bool
+	// noOwnPages reads every chunk with parquet-go (tests and benchmarks compare the two paths).
+	noOwnPages bool
+	err        error // sticky
+	closed     bool
 	// lazy is the batch NextLazy returned last, until it is finished (lazy.go).
 	lazy     *LazyBatch
 	lazyCols []lazyColumn
@@ -334,7 +338,11 @@ func (r *Reader) startRowGroup(i int) error {
 				i, c.leaf.name, off, md.TotalCompressedSize, r.file.Size())
 		}
 		r.stats.BytesRead += md.TotalCompressedSize
-		c.start(fc, md)
+		if c.start(fc, md, !r.noOwnPages) {
+			r.stats.ChunksOwnPages++
+		} else {
+			r.stats.ChunksParquetGo++
+		}
 	}
 	r.left = rg.NumRows
 	r.pos = r.firstRow[i]
