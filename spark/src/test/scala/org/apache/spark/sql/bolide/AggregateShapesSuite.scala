@@ -42,7 +42,11 @@ class AggregateShapesSuite extends BolideSuiteBase {
   @Test def bitwiseAndCoMomentAggregates(): Unit = {
     val fns = "bit_and(y), bit_or(s), bit_xor(i), bit_and(l), bit_or(l), bit_xor(if(id % 3 = 0, null, l)), " +
       "bit_and(g), covar_pop(d, f), covar_samp(d, l), corr(d, i), covar_samp(if(id % 97 = 0, d, null), d), " +
-      "corr(f, if(id % 89 = 0, d, null)), covar_pop(dec, s)"
+      "corr(f, if(id % 89 = 0, d, null)), covar_pop(dec, s), regr_sxy(d, l), regr_r2(d, i), " +
+      "regr_r2(if(id % 7 = 0, null, f), d), regr_r2(cast(g AS DOUBLE), d), regr_r2(d, cast(g AS DOUBLE)), " +
+      "regr_sxy(if(id % 5 = 0, null, d), i), regr_slope(d, i), regr_intercept(d, l), " +
+      "regr_slope(if(id % 3 = 0, null, d), f), regr_intercept(f, if(id % 4 = 0, null, d)), " +
+      "regr_slope(d, cast(g AS DOUBLE)), regr_intercept(if(id % 6 = 0, null, d), i)"
     checkNative(s"SELECT g, $fns FROM types GROUP BY g", Seq(Agg, Agg))
     checkNative(s"SELECT $fns FROM types", Seq(Agg, Agg))
     // One row per group: covar_samp and corr divide by n - 1 = 0.
