@@ -27,8 +27,10 @@ import (
 //	log1p              StrictMath.log1p, null for x <= -1            no
 //	log(b, x)          StrictMath.log(x) / StrictMath.log(b), null when b <= 0 or x <= 0
 //	pow, power         StrictMath.pow                                no
-//	acosh              StrictMath.log(x + Math.sqrt(x*x - 1.0))      sqrt is exact
-//	asinh              -Inf for -Inf, else StrictMath.log(x + Math.sqrt(x*x + 1.0))
+//	acosh              StrictMath.log(x + Math.sqrt(x*x - 1.0)), NaN below 1, and
+//	                   log(2) + log(x) from sqrt(Double.MaxValue) on (Spark 4.1's form)
+//	asinh              StrictMath.log(x + Math.sqrt(x*x + 1.0)), and signum(x) *
+//	                   (log(2) + log(|x|)) from |x| >= sqrt(Double.MaxValue) - 1
 //	atanh              0.5 * (StrictMath.log1p(x) - StrictMath.log1p(-x))
 //	asin, acos, atan   Math.asin/acos/atan -> StrictMath             no (17, 21, 25)
 //	atan2              Math.atan2(y + 0.0, x + 0.0) -> StrictMath    no (17, 21, 25)
@@ -62,8 +64,8 @@ func init() {
 	Register("Log2", "log2(x): StrictMath.log(x) / StrictMath.log(2), null for x <= 0", unaryLogTranslator("LOG2", sparkLog2, 0))
 	Register("Log10", "log10(x): StrictMath.log10 (fdlibm), null for x <= 0", unaryLogTranslator("LOG10", strictLog10, 0))
 	Register("Log1p", "log1p(x): StrictMath.log1p (fdlibm), null for x <= -1", unaryLogTranslator("LOG1P", strictLog1p, -1))
-	Register("Acosh", "acosh(x): StrictMath.log(x + sqrt(x*x - 1)) as Spark writes it", unaryDoubleTranslator("ACOSH", sparkAcosh))
-	Register("Asinh", "asinh(x): StrictMath.log(x + sqrt(x*x + 1)) as Spark writes it (-Inf for -Inf)", unaryDoubleTranslator("ASINH", sparkAsinh))
+	Register("Acosh", "acosh(x): StrictMath.log(x + sqrt(x*x - 1)), log(2) + log(x) for huge x, as Spark 4.1 writes it", unaryDoubleTranslator("ACOSH", sparkAcosh))
+	Register("Asinh", "asinh(x): StrictMath.log(x + sqrt(x*x + 1)), signum(x) * (log(2) + log(abs(x))) for huge abs(x), as Spark 4.1 writes it", unaryDoubleTranslator("ASINH", sparkAsinh))
 	Register("Atanh", "atanh(x): 0.5 * (StrictMath.log1p(x) - StrictMath.log1p(-x)) as Spark writes it", unaryDoubleTranslator("ATANH", sparkAtanh))
 	Register("Asin", "asin(x): Math.asin = StrictMath.asin (fdlibm), bit for bit", unaryDoubleTranslator("ASIN", strictAsin))
 	Register("Acos", "acos(x): Math.acos = StrictMath.acos (fdlibm), bit for bit", unaryDoubleTranslator("ACOS", strictAcos))
@@ -93,14 +95,30 @@ func sparkLogarithm(b, x float64) float64 { return strictLog(x) / strictLog(b) }
 // two agree.
 func logarithmNull(b, x float64) bool { return b <= 0 || x <= 0 }
 
-func sparkAcosh(x float64) float64 { return strictLog(x + math.Sqrt(float64(x*x)-1.0)) }
+// sparkAcosh is Spark 4.1's Acosh: log(2) + log(x) from sqrt(Double.MaxValue) on (where x*x
+// would overflow), NaN below 1, else StrictMath.log(x + Math.sqrt(x*x - 1.0)).
+func sparkAcosh(x float64) float64 {
+	if x >= sqrtMaxDouble {
+		return strictLn2 + strictLog(x)
+	}
+	if x < 1 {
+		return fdNaN
+	}
+	return strictLog(x + math.Sqrt(float64(x*x)-1.0))
+}
 
+// sparkAsinh is Spark 4.1's Asinh: signum(x) * (log(2) + log(|x|)) for |x| >=
+// sqrt(Double.MaxValue) - 1 (the same double; -Inf gives -Inf), else
+// StrictMath.log(x + Math.sqrt(x*x + 1.0)) (NaN for NaN).
 func sparkAsinh(x float64) float64 {
-	if math.IsInf(x, -1) {
-		return x
+	if ax := math.Abs(x); ax >= sqrtMaxDouble-1 {
+		return javaSignum(x) * (strictLn2 + strictLog(ax))
 	}
 	return strictLog(x + math.Sqrt(float64(x*x)+1.0))
 }
+
+// sqrtMaxDouble is Math.sqrt(Double.MaxValue), Spark's threshold in Acosh and Asinh.
+var sqrtMaxDouble = math.Sqrt(math.MaxFloat64)
 
 func sparkAtanh(x float64) float64 { return 0.5 * (strictLog1p(x) - strictLog1p(-x)) }
 

@@ -19,7 +19,8 @@ public class GenMathGolden {
     0.9999999999999999, 1.0000000000000002, -0.9999999999999999, -1.0000000000000002, 0.975, 0.4375,
     0.6875, 1.1875, 2.4375, 22.0, -22.0, 709.78, 709.782712893384, 710.0, -745.1, -745.2, 1e10, -1e10,
     1e300, 4.5e15, 4503599627370496.5, 2.5, -2.5, 0.49999999999999994, 1e20, 7.0, 0.3466, 1.0397,
-    38.816242111356935, 0.34657359027997264, 1.0397207708399179, 2.0e-17, 1.0e19, 5e-324, 37.5
+    38.816242111356935, 0.34657359027997264, 1.0397207708399179, 2.0e-17, 1.0e19, 5e-324, 37.5,
+    1.3407807929942596E154, -1.3407807929942596E154, 1.3407807929942595E154, 1e155, -1e155
   };
 
   interface D1 { Double f(double x); }
@@ -41,8 +42,11 @@ public class GenMathGolden {
     UNARY.put("Acos", x -> Math.acos(x));
     UNARY.put("Atan", x -> Math.atan(x));
     UNARY.put("Cbrt", x -> Math.cbrt(x));
-    UNARY.put("Acosh", x -> StrictMath.log(x + Math.sqrt(x * x - 1.0)));
-    UNARY.put("Asinh", x -> x == Double.NEGATIVE_INFINITY ? Double.NEGATIVE_INFINITY
+    // Acosh and Asinh as Spark 4.1.3 writes them (earlier versions had only the last formula).
+    UNARY.put("Acosh", x -> x >= Math.sqrt(Double.MAX_VALUE) ? StrictMath.log(2.0) + StrictMath.log(x)
+        : x < 1 ? Double.NaN : StrictMath.log(x + Math.sqrt(x * x - 1.0)));
+    UNARY.put("Asinh", x -> Math.abs(x) >= Math.sqrt(Double.MAX_VALUE) - 1
+        ? Math.signum(x) * (StrictMath.log(2.0) + StrictMath.log(Math.abs(x)))
         : StrictMath.log(x + Math.sqrt(x * x + 1.0)));
     UNARY.put("Atanh", x -> 0.5 * (StrictMath.log1p(x) - StrictMath.log1p(-x)));
     UNARY.put("Rint", x -> Math.rint(x));
@@ -74,7 +78,8 @@ public class GenMathGolden {
     switch (f) {
       case "Asin": case "Acos": case "Atanh": return rnd.nextDouble() * 2 - 1;
       case "Log1p": return rnd.nextDouble() * 3 - 1;
-      case "Acosh": return 1 + Math.pow(2, rnd.nextDouble() * 80 - 60);
+      case "Acosh": return rnd.nextBoolean() ? 1 + Math.pow(2, rnd.nextDouble() * 80 - 60) : Math.pow(2, rnd.nextDouble() * 1100 - 50);
+      case "Asinh": return (rnd.nextBoolean() ? 1 : -1) * Math.pow(2, rnd.nextDouble() * 1100 - 50);
       case "Exp": case "Expm1": case "Sinh": case "Cosh": return (rnd.nextDouble() * 2 - 1) * 750;
       case "Tanh": return (rnd.nextDouble() * 2 - 1) * 25;
       case "Rint": return (rnd.nextDouble() * 2 - 1) * Math.pow(2, rnd.nextInt(60));
