@@ -58,6 +58,12 @@ class MathFunctionsSuite extends BolideSuiteBase {
       "width_bucket(px, 0.0D, 10.0D, 3L) FROM math_data", Seq(Scan, Project))
   }
 
+  @Test def bankersRounding(): Unit = {
+    // bround of decimals (HALF_EVEN), with ties at every rounding position, 64- and 128-bit.
+    checkNative("SELECT id, bround(dec, 2), bround(dec, 0), bround(dec, 3), bround(dec, 6), bround(wdec, 0), " +
+      "bround(wdec, 9), bround(wdec, 5), round(dec, 2) FROM math_data", Seq(Scan, Project))
+  }
+
   @Test def intrinsifiedOnesStayInSpark(): Unit = {
     // Math.sin/cos/tan are HotSpot intrinsics (not StrictMath): the projection stays in Spark.
     val df = checkNative("SELECT id, sin(x), cos(x), tan(x), cot(x), sec(x), csc(x) FROM math_data", Seq(Scan))
@@ -110,10 +116,19 @@ object MathFunctionsSuite {
           case 2 => (rnd.nextDouble() * 10, (rnd.nextDouble() - 0.5) * 600)
           case _ => (any(), any())
         }
-        Row(i.toLong, nul(x, 97), nul(y, 89), nul(u, 83), nul(w, 79), nul(px, 101), nul(py, 103))
+        // Decimals whose last digits make ties when rounded to 0, 2 or 3 places (dec) or 0, 5 or 9 (wdec).
+        val tail = Seq(5000L, 2500L, 7500L, 50L, 5L, 0L, 1234L, 4999L, 5001L)(rnd.nextInt(9))
+        val dec = new java.math.BigDecimal(java.math.BigInteger.valueOf(
+          (math.abs(rnd.nextLong() % 10000000000000L) * 10000 + tail) * (if (rnd.nextBoolean()) 1 else -1)), 4)
+        val wtail = Seq("5000000000", "0000050000", "0000000005", "4999999999", "5000000001", "1234567890")(rnd.nextInt(6))
+        val wdec = new java.math.BigDecimal(new java.math.BigInteger(
+          (if (rnd.nextBoolean()) "-" else "") + new java.math.BigInteger(90, rnd).toString + wtail), 10)
+        Row(i.toLong, nul(x, 97), nul(y, 89), nul(u, 83), nul(w, 79), nul(px, 101), nul(py, 103),
+          if (i % 71 == 70) null else dec, if (i % 73 == 72) null else wdec)
       }
-      val schema = StructType(StructField("id", LongType) +:
-        Seq("x", "y", "u", "w", "px", "py").map(StructField(_, DoubleType)))
+      val schema = StructType(Seq(StructField("id", LongType)) ++
+        Seq("x", "y", "u", "w", "px", "py").map(StructField(_, DoubleType)) ++
+        Seq(StructField("dec", DecimalType(18, 4)), StructField("wdec", DecimalType(38, 10))))
       spark.createDataFrame(rows.asJava, schema).repartition(4).write.mode("overwrite")
         .parquet(TestData.path("math_data"))
       spark.read.parquet(TestData.path("math_data")).createOrReplaceTempView("math_data")
