@@ -46,33 +46,39 @@ func newFirstLast(fn *plan.Expr, c *fnContext, last bool) (*fnSpec, error) {
 	if err != nil {
 		return nil, err
 	}
-	var store func() valueStore
-	switch t.Kind {
-	case sparktype.Byte:
-		store = func() valueStore { return &fixedStore[int8]{t: t} }
-	case sparktype.Short:
-		store = func() valueStore { return &fixedStore[int16]{t: t} }
-	case sparktype.Int, sparktype.Date:
-		store = func() valueStore { return &fixedStore[int32]{t: t} }
-	case sparktype.Long, sparktype.Timestamp, sparktype.TimestampNTZ:
-		store = func() valueStore { return &fixedStore[int64]{t: t} }
-	case sparktype.Float:
-		store = func() valueStore { return &fixedStore[float32]{t: t} }
-	case sparktype.Double:
-		store = func() valueStore { return &fixedStore[float64]{t: t} }
-	case sparktype.Decimal:
-		store = func() valueStore { return &fixedStore[decimal128.Num]{t: t} }
-	case sparktype.Boolean:
-		store = func() valueStore { return &boolStore{} }
-	case sparktype.String, sparktype.Binary:
-		store = func() valueStore { return &bytesStore{t: t} }
-	default:
+	store := valueStoreFor(t)
+	if store == nil {
 		return nil, refuse("aggregate function %s over %s is not supported natively", name, t)
 	}
 	return &fnSpec{name: name, bufTypes: []sparktype.Type{t, sparktype.BooleanType}, resultType: t,
 		newState: func() function {
-			return &firstLast{in: in, t: t, last: last, ignoreNulls: ignoreNulls, store: store()}
+			return &firstLast{in: in, t: t, last: last, ignoreNulls: ignoreNulls, picks: picks{store: store()}}
 		}}, nil
+}
+
+// valueStoreFor makes the valueStore of a column type, nil for a type without one.
+func valueStoreFor(t sparktype.Type) func() valueStore {
+	switch t.Kind {
+	case sparktype.Byte:
+		return func() valueStore { return &fixedStore[int8]{t: t} }
+	case sparktype.Short:
+		return func() valueStore { return &fixedStore[int16]{t: t} }
+	case sparktype.Int, sparktype.Date:
+		return func() valueStore { return &fixedStore[int32]{t: t} }
+	case sparktype.Long, sparktype.Timestamp, sparktype.TimestampNTZ:
+		return func() valueStore { return &fixedStore[int64]{t: t} }
+	case sparktype.Float:
+		return func() valueStore { return &fixedStore[float32]{t: t} }
+	case sparktype.Double:
+		return func() valueStore { return &fixedStore[float64]{t: t} }
+	case sparktype.Decimal:
+		return func() valueStore { return &fixedStore[decimal128.Num]{t: t} }
+	case sparktype.Boolean:
+		return func() valueStore { return &boolStore{} }
+	case sparktype.String, sparktype.Binary:
+		return func() valueStore { return &bytesStore{t: t} }
+	}
+	return nil
 }
 
 type firstLast struct {
@@ -80,13 +86,46 @@ type firstLast struct {
 	t           sparktype.Type
 	last        bool
 	ignoreNulls bool
-	store       valueStore
 	set         []bool
-	// pick[g] is the row of the current batch whose value group g takes (-1: none); touched
-	// lists the groups with a pick, in first-pick order.
+	picks
+}
+
+// picks holds a value per group (store) and the rows of the current batch whose values groups
+// take: pick[g] is the row group g takes (-1: none); touched lists the groups with a pick, in
+// first-pick order. The values are copied once per batch (apply).
+type picks struct {
+	store   valueStore
 	pick    []int32
 	touched []uint32
 	rows    []int32
+}
+
+func (p *picks) grow(n int) {
+	p.store.grow(n)
+	p.pick = growSlice(p.pick, n, -1)
+}
+
+// choose records that group g takes row i of the current batch.
+func (p *picks) choose(g uint32, i int) {
+	if p.pick[g] < 0 {
+		p.touched = append(p.touched, g)
+	}
+	p.pick[g] = int32(i)
+}
+
+// apply copies the chosen rows of col into their groups and clears the picks.
+func (p *picks) apply(col arrow.Array) error {
+	if len(p.touched) == 0 {
+		return nil
+	}
+	p.rows = p.rows[:0]
+	for _, g := range p.touched {
+		p.rows = append(p.rows, p.pick[g])
+		p.pick[g] = -1
+	}
+	err := p.store.copyRows(col, p.touched, p.rows)
+	p.touched = p.touched[:0]
+	return err
 }
 
 func (f *firstLast) bufferTypes() []sparktype.Type {
@@ -94,32 +133,8 @@ func (f *firstLast) bufferTypes() []sparktype.Type {
 }
 
 func (f *firstLast) grow(n int) {
-	f.store.grow(n)
+	f.picks.grow(n)
 	f.set = growSlice(f.set, n, false)
-	f.pick = growSlice(f.pick, n, -1)
-}
-
-// choose records that group g takes row i of the current batch.
-func (f *firstLast) choose(g uint32, i int) {
-	if f.pick[g] < 0 {
-		f.touched = append(f.touched, g)
-	}
-	f.pick[g] = int32(i)
-}
-
-// apply copies the chosen rows of col into their groups and clears the picks.
-func (f *firstLast) apply(col arrow.Array) error {
-	if len(f.touched) == 0 {
-		return nil
-	}
-	f.rows = f.rows[:0]
-	for _, g := range f.touched {
-		f.rows = append(f.rows, f.pick[g])
-		f.pick[g] = -1
-	}
-	err := f.store.copyRows(col, f.touched, f.rows)
-	f.touched = f.touched[:0]
-	return err
 }
 
 func (f *firstLast) update(ctx *exec.TaskContext, b *columnar.Batch, gids []uint32) error {

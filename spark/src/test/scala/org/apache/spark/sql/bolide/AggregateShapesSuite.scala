@@ -70,6 +70,20 @@ class AggregateShapesSuite extends BolideSuiteBase {
     }
   }
 
+  @Test def maxByMinBy(): Unit = {
+    // Values of every stored type, orderings of every native type with nulls, NaN orderings. No
+    // ties: among equal orderings the last row seen wins, and the order partial buffers arrive
+    // in is not defined (in Spark either).
+    val fns = "max_by(dec, d), min_by(ts, f), max_by(b, l), max_by(dt, s), min_by(ntz, ts), max_by(wdec, ts), " +
+      "max_by(ng, ng), min_by(y, l), min_by(f, if(id % 11 = 0, double('NaN'), d)), " +
+      "max_by(id, if(id % 11 = 0, null, d))"
+    checkNative(s"SELECT g, $fns FROM types GROUP BY g", Seq(Agg, Agg))
+    checkNative("SELECT b, max_by(id, i), min_by(l, l) FROM types WHERE id % 500 = 1 GROUP BY b", Seq(Agg, Agg))
+    // String and binary values: Spark plans a SortAggregate (not mutable in UnsafeRow buffers),
+    // native without grouping keys.
+    checkNative(s"SELECT $fns, max_by(str, i), min_by(str, i), min_by(bin, s) FROM types", Seq(Agg, Agg))
+  }
+
   @Test def rollup(): Unit = {
     checkNative("SELECT g, b, sum(l), count(*), avg(d), min(dec), grouping_id() FROM types GROUP BY ROLLUP(g, b)",
       Seq(Expand, Agg, Agg))
