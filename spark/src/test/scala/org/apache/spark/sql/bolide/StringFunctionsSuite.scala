@@ -41,6 +41,15 @@ class StringFunctionsSuite extends BolideSuiteBase {
       "quote(bad) FROM str_bytes", Seq(Scan, Project))
   }
 
+  @Test def base64Encoding(): Unit = {
+    checkNative("SELECT id, base64(s), base64(p), base64(q), base64(repeat(s, 9)), base64(cast(l AS STRING)) FROM str_data",
+      Seq(Scan, Project))
+    withConf("spark.sql.chunkBase64String.enabled" -> "true") {
+      checkNative("SELECT id, base64(s), base64(repeat(s, 9)), base64(repeat(p, 30)), base64(bad) FROM str_data " +
+        "JOIN str_bytes USING (id)", Seq(Scan, Project))
+    }
+  }
+
   @Test def caseMappingsOfEveryCodePoint(): Unit = {
     // cps: 16 code points separated by spaces (initcap title-cases each); sigma: each code point
     // between 'Α' and 'Σ', and after 'ΑΣ' (Final_Sigma reads its case properties both ways).
