@@ -226,7 +226,6 @@ func (e *caseMap) evalMasked(ctx *exec.TaskContext, b *columnar.Batch, active []
 		out.used = len(all)
 		return out.finish(dt, n, vbuf, nulls), nil
 	}
-	var runes []rune // the decoded row, for Final_Sigma's context (reused across rows)
 	for i := 0; i < n; i++ {
 		s := data[offs[i]:offs[i+1]]
 		if !validRow(vbuf, i) {
@@ -259,13 +258,10 @@ func (e *caseMap) evalMasked(ctx *exec.TaskContext, b *columnar.Batch, active []
 			m = len(s)
 		case e.kind == caseUpper:
 			m = upperSlow(dst, s)
+		case e.kind == caseLower:
+			m = lowerSlow(dst, s)
 		default:
-			runes = decodeValid(runes[:0], s)
-			if e.kind == caseLower {
-				m = lowerSlow(dst, runes)
-			} else {
-				m = initCapSlow(dst, runes)
-			}
+			m = initCapSlow(dst, s)
 		}
 		out.end(i, m)
 	}
@@ -344,16 +340,6 @@ var validLen = func() (l [256]uint8) {
 	return
 }()
 
-// decodeValid appends the code points of s made valid as UTF8String.makeValid does.
-func decodeValid(dst []rune, s []byte) []rune {
-	for i := 0; i < len(s); {
-		r, w := validRune(s, i)
-		dst = append(dst, r)
-		i += w
-	}
-	return dst
-}
-
 // putMapped writes r's mapping by t into dst and returns the bytes written.
 func putMapped(dst []byte, t *runeTable, r rune) int {
 	e := t.get(r)
@@ -384,33 +370,48 @@ func upperSlow(dst, s []byte) int {
 	return m
 }
 
-// lowerSlow lower-cases the decoded string rs into dst.
-func lowerSlow(dst []byte, rs []rune) int {
+// lowerSlow lower-cases a non-ASCII string. Final_Sigma's context is read with ICU's case
+// type (bit 1 cased, bit 2 case-ignorable, which wins): the last code point before that is not
+// case-ignorable, tracked as the string is read, and the first one after, read ahead.
+func lowerSlow(dst, s []byte) int {
 	m := 0
-	for k, r := range rs {
-		switch {
-		case r < 0x80:
-			dst[m] = asciiLower[r]
+	precededByCased := false
+	for i := 0; i < len(s); {
+		var r rune
+		if c := s[i]; c < 0x80 {
+			dst[m] = asciiLower[c]
 			m++
-		case r == 0x3A3:
-			// ICU's Final_Sigma with its case type: case-ignorable (bit 2) wins over cased (1).
-			sigma := rune(0x3C3)
-			if casedAround(rs, k, -1, 1, 2) && !casedAround(rs, k, 1, 1, 2) {
-				sigma = 0x3C2
+			i++
+			r = rune(c)
+		} else {
+			var w int
+			r, w = validRune(s, i)
+			i += w
+			if r == 0x3A3 {
+				sigma := rune(0x3C3)
+				if precededByCased && !casedAfter(s, i, 1, 2) {
+					sigma = 0x3C2
+				}
+				m += utf8.EncodeRune(dst[m:], sigma)
+			} else {
+				m += putMapped(dst[m:], lowerTable, r)
 			}
-			m += utf8.EncodeRune(dst[m:], sigma)
-		default:
-			m += putMapped(dst[m:], lowerTable, r)
+		}
+		if p := casePropTable.get(r); p&2 == 0 {
+			precededByCased = p&1 != 0
 		}
 	}
 	return m
 }
 
-// initCapSlow is CollationAwareUTF8String.toTitleCaseICU of the decoded string rs.
-func initCapSlow(dst []byte, rs []rune) int {
+// initCapSlow is CollationAwareUTF8String.toTitleCaseICU of a non-ASCII string: the same
+// Final_Sigma reading as lowerSlow, with the Unicode properties (bit 4 cased, 8 case-ignorable).
+func initCapSlow(dst, s []byte) int {
 	m := 0
 	newWord, precededByCased := true, false
-	for k, r := range rs {
+	for i := 0; i < len(s); {
+		r, w := validRune(s, i)
+		i += w
 		switch {
 		case newWord:
 			m += putMapped(dst[m:], titleTable, r)
@@ -418,9 +419,8 @@ func initCapSlow(dst []byte, rs []rune) int {
 			dst[m] = asciiLower[r]
 			m++
 		case r == 0x3A3:
-			// Preceded: tracked below with the Unicode properties; followed: read ahead.
 			sigma := rune(0x3C3)
-			if precededByCased && !casedAround(rs, k, 1, 4, 8) {
+			if precededByCased && !casedAfter(s, i, 4, 8) {
 				sigma = 0x3C2
 			}
 			m += utf8.EncodeRune(dst[m:], sigma)
@@ -437,11 +437,13 @@ func initCapSlow(dst []byte, rs []rune) int {
 	return m
 }
 
-// casedAround reports whether the first code point before (dir -1) or after (dir 1) rs[k] that
-// lacks the ignorable property bit is one with the cased bit.
-func casedAround(rs []rune, k, dir int, cased, ignorable int32) bool {
-	for j := k + dir; j >= 0 && j < len(rs); j += dir {
-		p := casePropTable.get(rs[j])
+// casedAfter reports whether the first code point of s from byte i on that lacks the ignorable
+// property bit has the cased bit.
+func casedAfter(s []byte, i int, cased, ignorable int32) bool {
+	for i < len(s) {
+		r, w := validRune(s, i)
+		i += w
+		p := casePropTable.get(r)
 		if p&ignorable != 0 {
 			continue
 		}
