@@ -9,7 +9,7 @@ import (
 	"github.com/bolide-dev/bolide/native/memory"
 )
 
-// Benchmarks of the string functions of strcase.go and stredit.go over benchRows strings of
+// Benchmarks of the string functions of strcase.go, stredit.go and strtrim.go over benchRows strings of
 // about 24 bytes: ASCII only (the batch-wide fast path), or with a few multi-byte characters in
 // every row (the per-code-point table path), a tenth of the rows null.
 
@@ -50,6 +50,10 @@ func BenchmarkStringEdit(b *testing.B) {
 	b.Run("Translate", func(b *testing.B) {
 		benchEval(b, node("StringTranslate", "string", "srcExpr", col(0, "string"), "matchingExpr", litStr("aeiouö"),
 			"replaceExpr", litStr("AEIOU")), benchStrs(benchRows, true))
+	})
+	b.Run("TrimWith", func(b *testing.B) {
+		benchEval(b, node("StringTrim", "string", "srcStr", col(0, "string"), "trimStr", litStr("Sxö😀 ")),
+			benchStrs(benchRows, true))
 	})
 	b.Run("Overlay", func(b *testing.B) {
 		benchEval(b, node("Overlay", "string", "input", col(0, "string"), "replace", litStr("XYZ"), "pos", litInt(3),

@@ -79,6 +79,7 @@ type editArgs struct {
 	strs [][]byte
 	ints []int32
 	dict translateDict // translate's, per evaluation (an expression may run in parallel tasks)
+	pos  []int32       // trim's code point starts, likewise
 }
 
 type strEdit struct {

@@ -47,3 +47,17 @@ func TestOverlay(t *testing.T) {
 	expectRefused(t, "overlay binary", node("Overlay", "binary", "input", col(0, "binary"), "replace", col(1, "binary"),
 		"pos", col(2, "integer"), "len", col(3, "integer")), "not supported natively")
 }
+
+func TestTrimWithString(t *testing.T) {
+	src := column(t, "string", "SSparkSQLS", "xyabcxy", "", nil, "abc", "ééaé", "😀a😀", "a\xffb\xff", "\xe2\x82", "  x  ", "aXa", "abc")
+	tr := column(t, "string", "SL", "xy", "x", "x", nil, "é", "😀", "\xff", "\xe2\x82", "", "\xa9", "cba")
+	js := func(class string) string {
+		return node(class, "string", "srcStr", col(0, "string"), "trimStr", col(1, "string"))
+	}
+	got, err := runRaw(t, js("StringTrim"), src, tr)
+	expectRows(t, "trim", got, err, "parkSQ", "abc", "", "null", "null", "a", "a", "a\xffb", "", "  x  ", "aXa", "")
+	got, err = runRaw(t, js("StringTrimLeft"), src, tr)
+	expectRows(t, "ltrim", got, err, "parkSQLS", "abcxy", "", "null", "null", "aé", "a😀", "a\xffb\xff", "", "  x  ", "aXa", "")
+	got, err = runRaw(t, js("StringTrimRight"), src, tr)
+	expectRows(t, "rtrim", got, err, "SSparkSQ", "xyabc", "", "null", "null", "ééa", "😀a", "a\xffb", "", "  x  ", "aXa", "")
+}

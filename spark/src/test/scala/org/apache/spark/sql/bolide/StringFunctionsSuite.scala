@@ -32,6 +32,13 @@ class StringFunctionsSuite extends BolideSuiteBase {
       "overlay(s PLACING '' FROM -3 FOR -1) FROM str_data", Seq(Scan, Project))
   }
 
+  @Test def trimWithATrimString(): Unit = {
+    // (Only s as the source: p and q end in a truncated code point on one row, past whose end
+    // UTF8String's trim reads.)
+    checkNative("SELECT id, trim(BOTH q FROM s), trim(LEADING p FROM s), trim(TRAILING q FROM s), btrim(s, p), " +
+      "ltrim(s, 'Sa😀'), rtrim(s, 'ldr😀b'), btrim(s, ''), trim(BOTH 'a' FROM s) FROM str_data", Seq(Scan, Project))
+  }
+
   @Test def utf8ValidityLuhnQuote(): Unit = {
     checkNative("SELECT id, is_valid_utf8(s), is_valid_utf8(p), is_valid_utf8(q), make_valid_utf8(s), " +
       "make_valid_utf8(p), make_valid_utf8(q), try_validate_utf8(s), try_validate_utf8(q) FROM str_data", Seq(Scan, Project))
