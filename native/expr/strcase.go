@@ -2,6 +2,7 @@ package expr
 
 import (
 	"fmt"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -49,8 +50,15 @@ const (
 
 var caseNames = [...]string{"upper", "lower", "initcap"}
 
+// icuCaseMappingsKey chooses Spark's case mappings for UTF8_BINARY strings: ICU's (true, the
+// default, which Bolide implements) or the JVM's (String.toUpperCase and friends).
+const icuCaseMappingsKey = "spark.sql.icu.caseMappings.enabled"
+
 func translateCase(kind caseKind) Translator {
 	return func(pe *plan.Expr, conf *plan.Conf) (Expr, error) {
+		if conf != nil && strings.EqualFold(strings.TrimSpace(conf.Settings[icuCaseMappingsKey]), "false") {
+			return nil, unsupported("%s with the JVM's case mappings (%s=false) is not supported natively", plan.ShortClass(pe.Class), icuCaseMappingsKey)
+		}
 		c, err := stringChild(pe, "child", conf)
 		if err != nil {
 			return nil, err

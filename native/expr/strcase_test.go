@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/bolide-dev/bolide/native/plan"
 )
 
 func TestUpperLowerInitCap(t *testing.T) {
@@ -28,6 +30,10 @@ func TestUpperLowerInitCap(t *testing.T) {
 	expectRows(t, "initcap ascii", got, err, "Abc Def", "null", "", " X Y", "A-b C_d")
 	got, err = run(t, un("Upper"), column(t, "string", "abc def", nil, "", "\x00z~"))
 	expectRows(t, "upper ascii", got, err, "ABC DEF", "null", "", "\x00Z~")
+	e := parse(t, un("Lower"))
+	if _, err := Translate(e, &plan.Conf{Settings: map[string]string{icuCaseMappingsKey: "false"}}); err == nil || !strings.Contains(err.Error(), "JVM's case mappings") {
+		t.Fatalf("lower with ICU case mappings off: %v, want a refusal", err)
+	}
 	expectRefused(t, "upper collated", node("Upper", "string collate UTF8_LCASE", "child", col(0, "string collate UTF8_LCASE")), "not supported natively")
 }
 

@@ -1,6 +1,7 @@
 package org.apache.spark.sql.bolide
 
 import org.junit.{Before, Test}
+import org.junit.Assert._
 
 import org.apache.spark.sql.SparkSession
 
@@ -54,6 +55,13 @@ class StringFunctionsSuite extends BolideSuiteBase {
     withConf("spark.sql.chunkBase64String.enabled" -> "true") {
       checkNative("SELECT id, base64(s), base64(repeat(s, 9)), base64(repeat(p, 30)), base64(bad) FROM str_data " +
         "JOIN str_bytes USING (id)", Seq(Scan, Project))
+    }
+  }
+
+  @Test def jvmCaseMappingsStayInSpark(): Unit = {
+    withConf("spark.sql.icu.caseMappings.enabled" -> "false") {
+      val df = checkNative("SELECT id, upper(s), lower(p), initcap(q) FROM str_data", Seq(Scan))
+      assertTrue(bolideReport(df), bolideReport(df).contains("JVM's case mappings"))
     }
   }
 
