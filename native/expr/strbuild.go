@@ -16,7 +16,7 @@ import (
 )
 
 // String functions that build strings, and byte sizes, over UTF8_BINARY strings:
-//   - StringTrim, StringTrimLeft, StringTrimRight without a trim string: UTF8String.trim,
+//   - StringTrim, StringTrimLeft, StringTrimRight without a trim string (with one: strtrim.go): UTF8String.trim,
 //     trimLeft, trimRight, which remove ASCII spaces (0x20) only, not other whitespace.
 //   - Concat of strings: null if any argument is null (every argument is evaluated, as Spark's).
 //   - ConcatWs of a separator and strings: null only if the separator is; null arguments are
@@ -24,9 +24,9 @@ import (
 //   - OctetLength, BitLength of a string or binary: its bytes, times 8 for bits.
 
 func init() {
-	Register("StringTrim", "trim(str): str without leading and trailing ASCII spaces (0x20) only, as UTF8String.trim; a trim string is refused", trimTranslator(trimBoth))
-	Register("StringTrimLeft", "ltrim(str): str without leading ASCII spaces; a trim string is refused", trimTranslator(trimLeft))
-	Register("StringTrimRight", "rtrim(str): str without trailing ASCII spaces; a trim string is refused", trimTranslator(trimRight))
+	Register("StringTrim", "trim(str): str without leading and trailing ASCII spaces (0x20) only, as UTF8String.trim; with a trim string, its code points removed from both ends (strtrim.go)", trimTranslator(trimBoth))
+	Register("StringTrimLeft", "ltrim(str): str without leading ASCII spaces; with a trim string, its code points removed from the start", trimTranslator(trimLeft))
+	Register("StringTrimRight", "rtrim(str): str without trailing ASCII spaces; with a trim string, its code points removed from the end", trimTranslator(trimRight))
 	Register("Concat", "concat(s1, s2, ...) of strings: null if any is null (binary and arrays refused)", translateConcat)
 	Register("ConcatWs", "concat_ws(sep, s1, s2, ...) of strings: null arguments skipped, null if sep is null (array arguments refused)", translateConcatWs)
 	Register("OctetLength", "octet_length(s): bytes of a string or binary", byteLengthTranslator(1))
@@ -64,7 +64,7 @@ func trimTranslator(side trimSide) Translator {
 	return func(pe *plan.Expr, conf *plan.Conf) (Expr, error) {
 		cls := plan.ShortClass(pe.Class)
 		if !isNullField(pe, "trimStr") {
-			return nil, unsupported("%s with a trim string is not supported natively", cls)
+			return translateTrimWith(pe, side, conf) // strtrim.go
 		}
 		c, err := translateChild(pe, "srcStr", conf)
 		if err != nil {

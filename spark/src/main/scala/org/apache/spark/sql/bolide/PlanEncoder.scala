@@ -204,7 +204,7 @@ object PlanEncoder {
     g.writeObjectFieldStart("settings")
     conf.getAllConfs.foreach { case (k, v) =>
       if (k.startsWith("spark.bolide.") || k.startsWith("spark.sql.legacy.") ||
-        k.startsWith("spark.sql.parquet.")) {
+        k.startsWith("spark.sql.parquet.") || k == "spark.sql.icu.caseMappings.enabled") {
         g.writeStringField(k, v)
       }
     }

@@ -1,0 +1,62 @@
+package expr
+
+import (
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/bolide-dev/bolide/native/memory"
+)
+
+// Benchmarks of the string functions of strcase.go, stredit.go and strtrim.go over benchRows strings of
+// about 24 bytes: ASCII only (the batch-wide fast path), or with a few multi-byte characters in
+// every row (the per-code-point table path), a tenth of the rows null.
+
+func benchStrs(n int, multiByte bool) arrow.Array {
+	words := []string{"Spark SQL engine", "hello world", "the quick brown fox", "Bolide native"}
+	if multiByte {
+		words = []string{"Straße Ünïcödé", "ΑΣ βγ δΣ", "héllo wörld", "😀 grüße aus Köln"}
+	}
+	b := array.NewStringBuilder(memory.NewTaskAllocator(nil))
+	for i := 0; i < n; i++ {
+		if i%10 == 0 {
+			b.AppendNull()
+			continue
+		}
+		b.Append(words[i%len(words)] + " " + words[(i/4)%len(words)])
+	}
+	return b.NewArray()
+}
+
+func BenchmarkCaseMapping(b *testing.B) {
+	for _, fn := range []string{"Upper", "Lower", "InitCap"} {
+		for _, mb := range []bool{false, true} {
+			name := fn + "/ascii"
+			if mb {
+				name = fn + "/multibyte"
+			}
+			b.Run(name, func(b *testing.B) {
+				benchEval(b, node(fn, "string", "child", col(0, "string")), benchStrs(benchRows, mb))
+			})
+		}
+	}
+}
+
+func BenchmarkStringEdit(b *testing.B) {
+	b.Run("FindInSet", func(b *testing.B) {
+		benchEval(b, node("FindInSet", "integer", "left", litStr("world"), "right", col(0, "string")), benchStrs(benchRows, false))
+	})
+	b.Run("Translate", func(b *testing.B) {
+		benchEval(b, node("StringTranslate", "string", "srcExpr", col(0, "string"), "matchingExpr", litStr("aeiouö"),
+			"replaceExpr", litStr("AEIOU")), benchStrs(benchRows, true))
+	})
+	b.Run("TrimWith", func(b *testing.B) {
+		benchEval(b, node("StringTrim", "string", "srcStr", col(0, "string"), "trimStr", litStr("Sxö😀 ")),
+			benchStrs(benchRows, true))
+	})
+	b.Run("Overlay", func(b *testing.B) {
+		benchEval(b, node("Overlay", "string", "input", col(0, "string"), "replace", litStr("XYZ"), "pos", litInt(3),
+			"len", litInt(2)), benchStrs(benchRows, true))
+	})
+}
