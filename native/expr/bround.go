@@ -1,14 +1,10 @@
 package expr
 
 import (
-	"fmt"
 	"math"
 
-	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 
-	"github.com/bolide-dev/bolide/native/columnar"
-	"github.com/bolide-dev/bolide/native/exec"
 	"github.com/bolide-dev/bolide/native/plan"
 )
 
@@ -21,40 +17,14 @@ func init() {
 	Register("BRound", "bround(x, d) of a decimal with a literal d >= 0: HALF_EVEN to scale min(s, d); other types and negative d refused", translateBRound)
 }
 
-type bround struct{ roundDecimal }
-
 func translateBRound(pe *plan.Expr, conf *plan.Conf) (Expr, error) {
 	e, err := translateRound(pe, conf)
 	if err != nil {
 		return nil, err
 	}
-	return &bround{*e.(*roundDecimal)}, nil
-}
-
-func (e *bround) String() string { return fmt.Sprintf("bround(%s, %d)", e.child, e.typ.Scale) }
-
-func (e *bround) Eval(ctx *exec.TaskContext, b *columnar.Batch) (arrow.Array, error) {
-	return e.evalMasked(ctx, b, nil)
-}
-
-func (e *bround) evalMasked(ctx *exec.TaskContext, b *columnar.Batch, active []byte) (arrow.Array, error) {
-	in, err := evalActive(ctx, b, e.child, active)
-	if err != nil {
-		return nil, err
-	}
-	defer in.Release()
-	n := b.NumRows
-	vbuf, nulls := andValidity(ctx.Alloc, n, in)
-	obuf, out := newFixed[decimal128.Num](ctx.Alloc, n)
-	src := values[decimal128.Num](in)
-	if e.drop == 0 {
-		copy(out, src)
-	} else {
-		for i, x := range src {
-			out[i] = roundHalfEven(x, e.drop)
-		}
-	}
-	return finish(e.typ.Arrow(), n, vbuf, obuf, nulls), nil
+	r := e.(*roundDecimal)
+	r.halfEven = true
+	return r, nil
 }
 
 // roundHalfEven divides the unscaled x by 10^k, rounding half to the even quotient.

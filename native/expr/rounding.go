@@ -163,14 +163,21 @@ func roundToInteger(x decimal128.Num, scale int32, div decimal128.Num, ceil bool
 // scales and floating-point rounding (Spark rounds the double's shortest decimal string) are
 // refused.
 type roundDecimal struct {
-	child Expr
-	typ   sparktype.Type
-	drop  int32 // digits removed: input scale - result scale
+	child    Expr
+	typ      sparktype.Type
+	drop     int32 // digits removed: input scale - result scale
+	halfEven bool  // BRound (bround.go): ROUND_HALF_EVEN instead of HALF_UP
 }
 
 func (e *roundDecimal) Type() sparktype.Type { return e.typ }
 func (e *roundDecimal) mayFail() bool        { return mayFail(e.child) }
-func (e *roundDecimal) String() string       { return fmt.Sprintf("round(%s, %d)", e.child, e.typ.Scale) }
+func (e *roundDecimal) String() string {
+	name := "round"
+	if e.halfEven {
+		name = "bround"
+	}
+	return fmt.Sprintf("%s(%s, %d)", name, e.child, e.typ.Scale)
+}
 
 func init() {
 	Register("Round", "round(x, d) of a decimal with a literal d >= 0: HALF_UP to scale min(s, d); other types and negative d refused", translateRound)
@@ -222,9 +229,14 @@ func (e *roundDecimal) evalMasked(ctx *exec.TaskContext, b *columnar.Batch, acti
 	vbuf, nulls := andValidity(ctx.Alloc, n, in)
 	obuf, out := newFixed[decimal128.Num](ctx.Alloc, n)
 	src := values[decimal128.Num](in)
-	if e.drop == 0 {
+	switch {
+	case e.drop == 0:
 		copy(out, src)
-	} else {
+	case e.halfEven:
+		for i, x := range src {
+			out[i] = roundHalfEven(x, e.drop)
+		}
+	default:
 		for i, x := range src {
 			out[i] = roundHalfUp(x, e.drop)
 		}

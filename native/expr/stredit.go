@@ -44,7 +44,7 @@ func translateFindInSet(pe *plan.Expr, conf *plan.Conf) (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &strInt{name: "find_in_set", args: []Expr{w, s}, fn: func(v [][]byte, _ []int32, _ *[]int32) int32 {
+	return &strInt{namedCall: namedCall{name: "find_in_set", args: []Expr{w, s}}, fn: func(v [][]byte, _ []int32, _ *[]int32) int32 {
 		return findInSet(v[0], v[1])
 	}}, nil
 }
@@ -83,33 +83,13 @@ type editArgs struct {
 }
 
 type strEdit struct {
-	name string
-	args []Expr // evaluated left to right; strings and ints
-	typ  sparktype.Type
+	namedCall // args: evaluated left to right; strings and ints
+	typ       sparktype.Type
 	// row appends the result of one row to out (after out.ensure for its size).
 	row func(out *bytesOut, a *editArgs) error
 }
 
 func (e *strEdit) Type() sparktype.Type { return e.typ }
-func (e *strEdit) mayFail() bool {
-	for _, a := range e.args {
-		if mayFail(a) {
-			return true
-		}
-	}
-	return false
-}
-
-func (e *strEdit) String() string {
-	s := e.name + "("
-	for i, a := range e.args {
-		if i > 0 {
-			s += ", "
-		}
-		s += a.String()
-	}
-	return s + ")"
-}
 
 func (e *strEdit) Eval(ctx *exec.TaskContext, b *columnar.Batch) (arrow.Array, error) {
 	return e.evalMasked(ctx, b, nil)
@@ -212,7 +192,7 @@ func translateSpace(pe *plan.Expr, conf *plan.Conf) (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &strEdit{name: "space", args: []Expr{c}, typ: t, row: func(out *bytesOut, a *editArgs) error {
+	return &strEdit{namedCall: namedCall{name: "space", args: []Expr{c}}, typ: t, row: func(out *bytesOut, a *editArgs) error {
 		k := int(a.ints[0])
 		if k <= 0 {
 			return nil
@@ -293,7 +273,7 @@ func translateTranslate(pe *plan.Expr, conf *plan.Conf) (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &strEdit{name: "translate", args: args, typ: t, row: func(out *bytesOut, a *editArgs) error {
+	return &strEdit{namedCall: namedCall{name: "translate", args: args}, typ: t, row: func(out *bytesOut, a *editArgs) error {
 		s, d := a.strs[0], &a.dict
 		d.build(a.strs[1], a.strs[2])
 		// A code point takes at most 4 bytes; an invalid byte becomes U+FFFD (3).
@@ -355,7 +335,7 @@ func translateOverlay(pe *plan.Expr, conf *plan.Conf) (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &strEdit{name: "overlay", args: []Expr{in, rep, pos, ln}, typ: t, row: func(out *bytesOut, a *editArgs) error {
+	return &strEdit{namedCall: namedCall{name: "overlay", args: []Expr{in, rep, pos, ln}}, typ: t, row: func(out *bytesOut, a *editArgs) error {
 		s, r := a.strs[0], a.strs[1]
 		p, l := a.ints[0], a.ints[1]
 		if l < 0 {

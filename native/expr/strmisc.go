@@ -91,7 +91,7 @@ func translateAscii(pe *plan.Expr, conf *plan.Conf) (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &strInt{name: "ascii", args: []Expr{c}, fn: func(v [][]byte, _ []int32, _ *[]int32) int32 {
+	return &strInt{namedCall: namedCall{name: "ascii", args: []Expr{c}}, fn: func(v [][]byte, _ []int32, _ *[]int32) int32 {
 		s := v[0]
 		if len(s) == 0 {
 			return 0
@@ -105,15 +105,22 @@ func translateAscii(pe *plan.Expr, conf *plan.Conf) (Expr, error) {
 
 // strInt is a null-intolerant function of strings (and ints) returning an int.
 type strInt struct {
-	name string
-	args []Expr // strings, then ints
-	fn   func(strs [][]byte, ints []int32, scratch *[]int32) int32
-	nstr int
+	namedCall // args: strings, then ints
+	fn        func(strs [][]byte, ints []int32, scratch *[]int32) int32
+	nstr      int
 }
 
 func (e *strInt) Type() sparktype.Type { return sparktype.IntType }
-func (e *strInt) mayFail() bool {
-	for _, a := range e.args {
+
+// namedCall is a function's name and arguments, for the functions whose failure and text are
+// their arguments'.
+type namedCall struct {
+	name string
+	args []Expr
+}
+
+func (c *namedCall) mayFail() bool {
+	for _, a := range c.args {
 		if mayFail(a) {
 			return true
 		}
@@ -121,9 +128,9 @@ func (e *strInt) mayFail() bool {
 	return false
 }
 
-func (e *strInt) String() string {
-	s := e.name + "("
-	for i, a := range e.args {
+func (c *namedCall) String() string {
+	s := c.name + "("
+	for i, a := range c.args {
 		if i > 0 {
 			s += ", "
 		}
@@ -633,7 +640,7 @@ func translateLevenshtein(pe *plan.Expr, conf *plan.Conf) (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &strInt{name: "levenshtein", args: []Expr{l, r}}
+	e := &strInt{namedCall: namedCall{name: "levenshtein", args: []Expr{l, r}}}
 	if isNullField(pe, "threshold") {
 		e.fn = func(v [][]byte, _ []int32, scratch *[]int32) int32 {
 			return levenshtein(v[0], v[1], scratch)

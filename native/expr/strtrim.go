@@ -24,7 +24,7 @@ func translateTrimWith(pe *plan.Expr, side trimSide, conf *plan.Conf) (Expr, err
 	if err != nil {
 		return nil, err
 	}
-	return &strEdit{name: trimNames[side], args: []Expr{src, trim}, typ: src.Type(), row: func(out *bytesOut, a *editArgs) error {
+	return &strEdit{namedCall: namedCall{name: trimNames[side], args: []Expr{src, trim}}, typ: src.Type(), row: func(out *bytesOut, a *editArgs) error {
 		s, t := a.strs[0], a.strs[1]
 		if side != trimRight {
 			s = trimLeftWith(s, t)
