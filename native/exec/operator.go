@@ -63,6 +63,14 @@ type TaskContext struct {
 	// IcebergTasks are the task's Iceberg FileScanTasks per scan node id (package iceberg's form).
 	IcebergTasks   map[string]json.RawMessage
 	PartitionIndex int
+	// Broadcasts are the Spark broadcast ids of the inputs that deliver a native broadcast, by
+	// input index: the joins that build from one share its hash table across the executor's tasks.
+	Broadcasts map[int]int64
+	// Storage reserves the executor's storage memory for what the tasks share; nil when Spark has
+	// no off-heap pool (nothing is shared then) and in unit tests.
+	Storage memory.StorageReserver
+	// Pool is the executor's off-heap pool (spark.memory.offHeap.size), 0 when unknown.
+	Pool int64
 	// Fallback reads a file split with Spark's own reader, for the files the native reader finds
 	// it cannot decode (an unsupported codec, say); nil when there is none (unit tests).
 	Fallback FileFallback

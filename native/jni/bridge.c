@@ -14,6 +14,9 @@ static jmethodID bolide_error_ctor;
 static jmethodID bolide_input_next;
 static jmethodID bolide_reserve;
 static jmethodID bolide_unreserve;
+static jclass bolide_reserver_cls;
+static jmethodID bolide_acquire_storage;
+static jmethodID bolide_release_storage;
 static jmethodID bolide_fallback_open;
 static jclass bolide_frames_cls;
 static jmethodID bolide_next_frame;
@@ -42,6 +45,9 @@ JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM* vm, void* reserved) {
 	if (res == NULL) return JNI_ERR;
 	bolide_reserve = (*env)->GetMethodID(env, res, "reserve", "(J)J");
 	bolide_unreserve = (*env)->GetMethodID(env, res, "unreserve", "(J)V");
+	bolide_reserver_cls = res;
+	bolide_acquire_storage = (*env)->GetStaticMethodID(env, res, "acquireStorage", "(J)Z");
+	bolide_release_storage = (*env)->GetStaticMethodID(env, res, "releaseStorage", "(J)V");
 	jclass fb = global_class(env, "org/apache/spark/sql/bolide/NativeFileFallback");
 	if (fb == NULL) return JNI_ERR;
 	bolide_fallback_open = (*env)->GetMethodID(env, fb, "open",
@@ -52,7 +58,8 @@ JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM* vm, void* reserved) {
 	bolide_frame_address = (*env)->GetMethodID(env, bolide_frames_cls, "frameAddress", "()J");
 	if (bolide_error_ctor == NULL || bolide_input_next == NULL || bolide_reserve == NULL ||
 		bolide_unreserve == NULL || bolide_fallback_open == NULL || bolide_next_frame == NULL ||
-		bolide_frame_address == NULL) return JNI_ERR;
+		bolide_frame_address == NULL || bolide_acquire_storage == NULL ||
+		bolide_release_storage == NULL) return JNI_ERR;
 	return JNI_VERSION_1_8;
 }
 
@@ -96,6 +103,12 @@ jlong call_reserve(JNIEnv* env, jobject r, jlong n) {
 }
 void call_unreserve(JNIEnv* env, jobject r, jlong n) {
 	(*env)->CallVoidMethod(env, r, bolide_unreserve, n);
+}
+jboolean call_acquire_storage(JNIEnv* env, jlong n) {
+	return (*env)->CallStaticBooleanMethod(env, bolide_reserver_cls, bolide_acquire_storage, n);
+}
+void call_release_storage(JNIEnv* env, jlong n) {
+	(*env)->CallStaticVoidMethod(env, bolide_reserver_cls, bolide_release_storage, n);
 }
 jobject call_fallback_open(JNIEnv* env, jobject fb, jint scan, jint file) {
 	return (*env)->CallObjectMethod(env, fb, bolide_fallback_open, scan, file);

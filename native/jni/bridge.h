@@ -17,6 +17,8 @@ int exception_pending(JNIEnv* env);
 jboolean call_input_next(JNIEnv* env, jobject in, jlong arr, jlong schema);
 jlong call_reserve(JNIEnv* env, jobject r, jlong n);
 void call_unreserve(JNIEnv* env, jobject r, jlong n);
+jboolean call_acquire_storage(JNIEnv* env, jlong n);
+void call_release_storage(JNIEnv* env, jlong n);
 jobject call_fallback_open(JNIEnv* env, jobject fb, jint scan, jint file);
 jboolean is_frame_source(JNIEnv* env, jobject o);
 jlong call_next_frame(JNIEnv* env, jobject f);

@@ -19,6 +19,7 @@ import (
 
 	"github.com/bolide-dev/bolide/native/expr"
 	"github.com/bolide-dev/bolide/native/memory"
+	"github.com/bolide-dev/bolide/native/ops/join"
 	"github.com/bolide-dev/bolide/native/plan"
 	"github.com/bolide-dev/bolide/native/translate"
 	"github.com/bolide-dev/bolide/native/version"
@@ -44,6 +45,8 @@ func Java_org_apache_spark_sql_bolide_NativeLib_memoryReport(env *C.JNIEnv, _ C.
 	if !memory.Checking() {
 		return javaBytes(env, nil)
 	}
+	// Broadcast builds cached for later tasks are not leaks: drop them first.
+	join.DropIdleShared(jvmStorage{env: func() *C.JNIEnv { return env }})
 	if err := memory.CheckAll(); err != nil {
 		return javaBytes(env, []byte(err.Error()))
 	}

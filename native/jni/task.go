@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"runtime/cgo"
+	"strconv"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -63,6 +64,21 @@ func Java_org_apache_spark_sql_bolide_NativeLib_createPlan(env *C.JNIEnv, _ C.jc
 		Spill: memory.NewSpillFiles(r.Memory.SpillDirs), Files: r.Files, IcebergTasks: r.IcebergTasks,
 		PartitionIndex: r.PartitionIndex,
 		Meter:          exec.NewMeter(),
+		Pool:           r.Memory.Pool,
+	}
+	if res != nil && r.Memory.Pool > 0 {
+		t.ctx.Storage = jvmStorage{env: func() *C.JNIEnv { return t.env }}
+	}
+	for k, id := range r.Broadcasts {
+		i, err := strconv.Atoi(k)
+		if err != nil {
+			throwError(env, fmt.Errorf("task request: broadcast input %q: %w", k, err))
+			return 0
+		}
+		if t.ctx.Broadcasts == nil {
+			t.ctx.Broadcasts = map[int]int64{}
+		}
+		t.ctx.Broadcasts[i] = id
 	}
 	// Spill files compress as the shuffle does; a codec the shuffle refuses (its planner says why)
 	// leaves them LZ4.

@@ -82,6 +82,29 @@ func (r *jvmReserver) Unreserve(n int64) {
 	}
 }
 
+// jvmStorage reserves the executor's off-heap storage memory (NativeMemoryReserver's static
+// acquireStorage and releaseStorage) with the env of the JNI call in progress: the task's, or a
+// memory report's.
+type jvmStorage struct{ env func() *C.JNIEnv }
+
+func (s jvmStorage) ReserveStorage(n int64) (bool, error) {
+	env := s.env()
+	if env == nil {
+		return false, fmt.Errorf("storage memory reservation outside a JNI call")
+	}
+	ok := C.call_acquire_storage(env, C.jlong(n))
+	if C.exception_pending(env) != 0 {
+		return false, errJavaException
+	}
+	return ok != 0, nil
+}
+
+func (s jvmStorage) ReleaseStorage(n int64) {
+	if env := s.env(); env != nil {
+		C.call_release_storage(env, C.jlong(n))
+	}
+}
+
 // jvmFallback opens file splits with Spark's own reader (the JVM-side NativeFileFallback), for the
 // files the native reader cannot decode. Each opened file is an input like a Spark child's.
 type jvmFallback struct {

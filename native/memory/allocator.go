@@ -27,6 +27,15 @@ type Reserver interface {
 	Unreserve(bytes int64)
 }
 
+// StorageReserver reserves Spark's off-heap storage memory (MemoryManager.acquireStorageMemory),
+// for what outlives a task: the broadcast build sides the tasks of an executor share, which Spark
+// would keep in its block manager. ReserveStorage reports whether Spark granted all of bytes.
+// The calls reach the JVM, so they may only run within a JNI call (on a task thread).
+type StorageReserver interface {
+	ReserveStorage(bytes int64) (bool, error)
+	ReleaseStorage(bytes int64)
+}
+
 // DefaultChunk is the granularity of reservations from Spark when the pool's size is unknown:
 // reserving per batch would cost an upcall per batch.
 const DefaultChunk = 8 << 20

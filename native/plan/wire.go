@@ -308,6 +308,9 @@ type TaskRequest struct {
 	IcebergTasks map[string]json.RawMessage `json:"icebergTasks"`
 	// PartitionIndex is the task's partition, for operators whose output depends on it.
 	PartitionIndex int `json:"partitionIndex"`
+	// Broadcasts maps an input index (as a string) to the Spark broadcast id it reads, for the
+	// inputs that deliver a native broadcast.
+	Broadcasts map[string]int64 `json:"broadcasts"`
 	// Memory is what the executor knows of its memory: absent on the driver and in tests.
 	Memory TaskMemory `json:"memory"`
 }

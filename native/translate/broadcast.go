@@ -16,8 +16,10 @@ func init() {
 		ConfKey: "broadcastExchange",
 		Doc: "the build side of broadcast joins (HashedRelationBroadcastMode, null-aware too, and the " +
 			"nested loop joins' IdentityBroadcastMode), collected as compressed Arrow blocks (the " +
-			"shuffle's encoding) and broadcast; native joins decode it in every task, a join that " +
-			"stays in Spark gets Spark's relation for the mode, built from it once on the driver.",
+			"shuffle's encoding) and broadcast; a native hash join builds its table from it once per " +
+			"executor, shared by the tasks and held in Spark's storage memory (a nested loop join " +
+			"decodes it in every task); a join that stays in Spark gets Spark's relation for the " +
+			"mode, built from it once on the driver.",
 		Build: buildBroadcastExchange, EndsBlock: true})
 }
 

@@ -192,6 +192,21 @@ func buildHashJoin(n *plan.Node, children []exec.Operator, conf *plan.Conf, stra
 			return nil, err
 		}
 	}
+	if strategy == broadcastJoin {
+		// A build side read from a block input may be a native broadcast: the executor's tasks
+		// then share its hash table (join.SharedBuild; the task request says which inputs are).
+		bn, keys := right, "rightKeys"
+		if build == join.BuildLeft {
+			bn, keys = left, "leftKeys"
+		}
+		if bn.Input != nil {
+			raw, err := n.Raw(keys)
+			if err != nil {
+				return nil, err
+			}
+			spec.Shared = &join.SharedBuild{Input: *bn.Input, Key: string(raw)}
+		}
+	}
 	return join.NewHashJoin(children[0], children[1], spec)
 }
 

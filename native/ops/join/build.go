@@ -5,10 +5,12 @@ import (
 	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	arrowmem "github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/bolide-dev/bolide/native/columnar"
 	"github.com/bolide-dev/bolide/native/exec"
 	"github.com/bolide-dev/bolide/native/expr"
+	"github.com/bolide-dev/bolide/native/memory"
 	"github.com/bolide-dev/bolide/native/sparktype"
 )
 
@@ -45,6 +47,10 @@ type buildRows struct {
 	keyCols []arrow.Array
 	// accounted is the Go heap last reported to the task's memory account.
 	accounted int64
+	// own, when set, is the allocator of the copies: a build meant to be shared (shared.go) is
+	// copied outside the task's allocator, so that it can outlive the task; its bytes are
+	// accounted to the task (account) until it is published.
+	own *memory.TaskAllocator
 }
 
 func newBuildRows(ctx *exec.TaskContext, keys []expr.Expr, keep []bool, outer bool) (*buildRows, error) {
@@ -163,7 +169,7 @@ func (b *buildRows) keepRows(in *columnar.Batch, sel []int32, refs *[]columnar.R
 			}
 		}
 		var err error
-		if cols[i], err = columnar.Take(b.ctx.Alloc.Lasting(), c, sel); err != nil {
+		if cols[i], err = columnar.Take(b.copyAlloc(), c, sel); err != nil {
 			releaseAll(cols)
 			return err
 		}
@@ -174,6 +180,15 @@ func (b *buildRows) keepRows(in *columnar.Batch, sel []int32, refs *[]columnar.R
 		*refs = append(*refs, columnar.RowRef{Src: src, Row: uint32(j)})
 	}
 	return nil
+}
+
+// copyAlloc is the allocator of the build's copies: exact-size buffers, from the task's allocator
+// or from the build's own.
+func (b *buildRows) copyAlloc() arrowmem.Allocator {
+	if b.own != nil {
+		return b.own.Lasting()
+	}
+	return b.ctx.Alloc.Lasting()
 }
 
 // finish ends the build: the gather sources per column, and the build-only scratch dropped.
@@ -213,6 +228,9 @@ func (b *buildRows) account(extra int64) error {
 		return nil
 	}
 	size := b.memSize() + extra
+	if b.own != nil {
+		size += b.own.Used()
+	}
 	a.Account(size - b.accounted)
 	b.accounted = size
 	// A safe point for the operators below: those that can spill do so.
@@ -222,8 +240,11 @@ func (b *buildRows) account(extra int64) error {
 	return a.Err()
 }
 
-// release frees the copies and gives the accounted heap back; safe to call twice.
+// release frees the copies and gives the accounted heap back; safe to call twice, and on nil.
 func (b *buildRows) release() {
+	if b == nil {
+		return
+	}
 	for _, bt := range b.batches {
 		bt.Release()
 	}
@@ -231,8 +252,12 @@ func (b *buildRows) release() {
 	b.batches, b.cols, b.refs, b.keyCols, b.sel = nil, nil, nil, nil, nil
 	b.nullRefs, b.matched = nil, nil
 	b.table = nil // the heap goes with the last reference, not at the join's Close
-	if b.ctx.Alloc != nil {
+	if b.ctx != nil && b.ctx.Alloc != nil {
 		b.ctx.Alloc.Account(-b.accounted)
 	}
 	b.accounted = 0
+	if b.own != nil {
+		b.own.ReleaseAll()
+		b.own = nil
+	}
 }

@@ -304,9 +304,9 @@ func (g *graceState) partition(keys []arrow.Array, n int, valid []int32, parts [
 			return err
 		}
 		for _, i := range valid {
-			x := t.w0[i]
+			x := t.sc.w0[i]
 			if t.kind == word2Keys {
-				x = hash2(x, t.w1[i])
+				x = hash2(x, t.sc.w1[i])
 			}
 			parts[i] = uint8(fmix(x^g.mix) >> shift & (graceParts - 1))
 		}
@@ -387,6 +387,8 @@ func (h *HashJoin) subJoin(build, probe exec.Operator) *HashJoin {
 	}
 	s.out, s.cond = shift(h.out), shift(h.cond)
 	s.keep = append(make([]bool, nk), h.keep...)
+	// A partition's build is its own: never the executor's shared build of the broadcast.
+	s.spec.Shared = nil
 	return s
 }
 

@@ -86,6 +86,9 @@ type Spec struct {
 	// MayReorder: nothing reads the join's output order, so a build side larger than the task's
 	// memory may be partitioned to disk with the probe side (grace.go), which changes the order.
 	MayReorder bool
+	// Shared: the build side is a native broadcast, built once per executor and shared by its
+	// tasks (shared.go); nil builds per task.
+	Shared *SharedBuild
 }
 
 // side names a column of one child: of the probe side or of the build side.
@@ -245,8 +248,11 @@ func (h *HashJoin) Spec() Spec { return h.spec }
 type stream struct {
 	ctx   *exec.TaskContext
 	build *buildRows
-	built bool
-	done  bool
+	// shared is the executor's build this task probes (shared.go), with a reference held; build
+	// is then its rows, which this task must not change or release.
+	shared *sharedEntry
+	built  bool
+	done   bool
 	// tail: the probe side has ended and the unmatched build rows are being output, from tailPos
 	// (table rows first, then the rows with a null key).
 	tail    bool
@@ -256,9 +262,10 @@ type stream struct {
 	keyCols []arrow.Array
 	sel     []int32 // rows of in whose probe key has no null
 	heads   []int32 // per row of in: its first matching build row, -1
-	matched []bool  // per row of in: a pair satisfied the condition (outer, semi, anti, existence)
-	row     int     // next row of in to expand
-	cont    int32   // next build row in row's chain; -1: start at heads[row]
+	keySc   keyScratch
+	matched []bool // per row of in: a pair satisfied the condition (outer, semi, anti, existence)
+	row     int    // next row of in to expand
+	cont    int32  // next build row in row's chain; -1: start at heads[row]
 
 	// Per chunk, reused: candidate pairs, the condition's survivors, the output rows.
 	pRows, bRows []int32
@@ -329,9 +336,31 @@ func (h *HashJoin) Next() (*columnar.Batch, error) {
 	return nil, nil
 }
 
-// consumeBuild buffers the whole build child, checking the task's memory after every batch.
+// consumeBuild buffers the whole build child, checking the task's memory after every batch, or
+// takes the executor's shared build of it (shared.go).
 func (h *HashJoin) consumeBuild() error {
-	b := h.st.build
+	st := h.st
+	var claim *sharedEntry
+	if key, ok := h.sharedKeyFor(st.ctx); ok {
+		e, owner := acquireShared(key)
+		switch {
+		case e != nil && !owner:
+			registerSharedIdle(st.ctx)
+			st.build.release() // the empty private build from Open
+			st.build, st.shared = e.rows, e
+			return h.afterBuild()
+		case owner:
+			registerSharedIdle(st.ctx)
+			claim = e
+			st.build.own = newSharedAlloc(st.ctx.Pool)
+			defer func() {
+				if claim != nil {
+					abandonShared(claim)
+				}
+			}()
+		}
+	}
+	b := st.build
 	for {
 		in, err := h.build.Next()
 		if err != nil {
@@ -359,6 +388,23 @@ func (h *HashJoin) consumeBuild() error {
 		}
 		return err
 	}
+	if claim != nil {
+		e := claim
+		claim = nil // published, or abandoned by publishShared
+		ok, err := publishShared(st.ctx, e, b, b.own)
+		if err != nil {
+			return err
+		}
+		if ok {
+			st.shared = e
+		}
+	}
+	return h.afterBuild()
+}
+
+// afterBuild applies Spark's shortcuts for a build side that leaves nothing to probe.
+func (h *HashJoin) afterBuild() error {
+	b := h.st.build
 	// Spark's shortcuts for an empty build side (EmptyHashedRelation: no build row at all):
 	// inner and semi joins return nothing without reading the streamed side (innerJoin and
 	// semiJoin in HashJoin.scala return Iterator.empty), so its keys are never evaluated.
@@ -404,7 +450,7 @@ func (h *HashJoin) nextProbe() (*columnar.Batch, error) {
 	}
 	st.sel = validRows(st.keyCols, n, st.sel)
 	st.heads = resize(st.heads, n)
-	err = st.build.table.probe(st.keyCols, n, st.sel, st.heads)
+	err = st.build.table.probe(&st.keySc, st.keyCols, n, st.sel, st.heads)
 	releaseAll(st.keyCols)
 	if err != nil {
 		in.Release()
@@ -420,8 +466,18 @@ func (h *HashJoin) nextProbe() (*columnar.Batch, error) {
 func (h *HashJoin) finishProbe() {
 	st := h.st
 	st.done = true
-	st.build.release()
+	st.dropBuild()
 	st.releaseScratch()
+}
+
+// dropBuild releases the task's build side, or its reference to the shared one.
+func (st *stream) dropBuild() {
+	if st.shared != nil {
+		releaseShared(st.ctx, st.shared)
+		st.shared, st.build = nil, nil
+		return
+	}
+	st.build.release()
 }
 
 // step produces the next output of the current probe batch, or nil when a chunk gave nothing.
@@ -763,7 +819,7 @@ func (st *stream) account() error {
 		return nil
 	}
 	size := int64(cap(st.sel)+cap(st.heads)+cap(st.pRows)+cap(st.bRows)+cap(st.pass)+cap(st.outP))*4 +
-		int64(cap(st.refs)+cap(st.outRefs))*8 + int64(cap(st.matched))
+		int64(cap(st.refs)+cap(st.outRefs))*8 + int64(cap(st.matched)) + st.keySc.memSize()
 	a.Account(size - st.accounted)
 	st.accounted = size
 	// A safe point for the operators below: those that can spill do so.
@@ -775,7 +831,7 @@ func (st *stream) account() error {
 
 func (st *stream) releaseScratch() {
 	st.sel, st.heads, st.matched, st.pRows, st.bRows, st.pass, st.outP = nil, nil, nil, nil, nil, nil, nil
-	st.refs, st.outRefs = nil, nil
+	st.refs, st.outRefs, st.keySc = nil, nil, keyScratch{}
 	if st.ctx.Alloc != nil {
 		st.ctx.Alloc.Account(-st.accounted)
 	}
@@ -792,7 +848,7 @@ func (h *HashJoin) Close() {
 			st.endBatch()
 		}
 		releaseAll(st.keyCols)
-		st.build.release()
+		st.dropBuild()
 		st.releaseScratch()
 		h.st = nil
 	}

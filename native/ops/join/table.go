@@ -172,7 +172,13 @@ type table struct {
 	next []int32
 	rows int32 // build rows inserted
 
-	// Per-batch scratch, reused.
+	// sc is the build's per-batch scratch (and grace partitioning's); a probe brings its own, so
+	// that the tasks sharing a broadcast's table (shared.go) probe it at once.
+	sc keyScratch
+}
+
+// keyScratch is the per-batch scratch of key extraction and lookup, reused batch to batch.
+type keyScratch struct {
 	w0, w1  []uint64
 	encOffs []int32
 	encBuf  []byte
@@ -180,6 +186,11 @@ type table struct {
 	hs      []uint64
 	cand    []uint32
 	touched byte // keeps probeBytes' prefetching loads alive
+}
+
+func (sc *keyScratch) memSize() int64 {
+	return int64(cap(sc.w0)+cap(sc.w1)+cap(sc.hs))*8 + int64(cap(sc.encOffs)+cap(sc.cur)+cap(sc.cand))*4 +
+		int64(cap(sc.encBuf))
 }
 
 func newTable(types []sparktype.Type) (*table, error) {
@@ -208,8 +219,7 @@ func newTable(types []sparktype.Type) (*table, error) {
 // memSize is the Go heap the table holds, for the task's memory account.
 func (t *table) memSize() int64 {
 	return int64(len(t.wslots))*16 + int64(len(t.w2slots))*24 + int64(len(t.bslots))*24 +
-		int64(cap(t.arena)) + int64(cap(t.next))*4 +
-		int64(cap(t.w0)+cap(t.w1)+cap(t.hs))*8 + int64(cap(t.encOffs)+cap(t.cur)+cap(t.cand))*4 + int64(cap(t.encBuf))
+		int64(cap(t.arena)) + int64(cap(t.next))*4 + t.sc.memSize()
 }
 
 // validRows returns the rows of n where no key column is null, into sel[:0] (the identity list
@@ -247,29 +257,32 @@ func validRows(keys []arrow.Array, n int, sel []int32) []int32 {
 
 // ---- key extraction ----
 
-// words packs the fixed-width key columns of every row into t.w0 (and t.w1). Null rows get
-// whatever bits their slots hold; they are never looked up.
-func (t *table) words(keys []arrow.Array, n int) error {
-	t.w0 = resize(t.w0, n)
-	clear(t.w0)
+// words packs the fixed-width key columns of every row into t.sc.w0 (and w1).
+func (t *table) words(keys []arrow.Array, n int) error { return t.sc.words(t, keys, n) }
+
+// words packs the fixed-width key columns of every row into sc.w0 (and sc.w1), in t's layout.
+// Null rows get whatever bits their slots hold; they are never looked up.
+func (sc *keyScratch) words(t *table, keys []arrow.Array, n int) error {
+	sc.w0 = resize(sc.w0, n)
+	clear(sc.w0)
 	if t.kind == word2Keys {
-		t.w1 = resize(t.w1, n)
-		clear(t.w1)
+		sc.w1 = resize(sc.w1, n)
+		clear(sc.w1)
 	}
 	for _, p := range t.packs {
 		col := keys[p.col]
 		if col.Len() != n {
 			return fmt.Errorf("join key column of %d rows for a batch of %d", col.Len(), n)
 		}
-		w := t.w0
+		w := sc.w0
 		if p.word == 1 {
-			w = t.w1
+			w = sc.w1
 		}
 		if p.width == 16 {
 			vals := columnar.Values[decimal128.Num](col)
 			for i, v := range vals {
-				t.w0[i] = v.LowBits()
-				t.w1[i] = uint64(v.HighBits())
+				sc.w0[i] = v.LowBits()
+				sc.w1[i] = uint64(v.HighBits())
 			}
 			continue
 		}
@@ -313,13 +326,13 @@ func orBits(col arrow.Array, w []uint64, shift uint) error {
 	return nil
 }
 
-// encode writes the keys of rows sel into t.encBuf, row i (of the batch of n rows) at
-// t.encBuf[t.encOffs[i]:t.encOffs[i+1]]: per key, fixed-width values as their little-endian bits
+// encode writes the keys of rows sel into sc.encBuf, row i (of the batch of n rows) at
+// sc.encBuf[sc.encOffs[i]:sc.encOffs[i+1]]: per key, fixed-width values as their little-endian bits
 // (decimals as 16 bytes), strings and binaries as a 4-byte length and their bytes. Rows not in sel
 // encode as empty. Column by column, so each loop is typed.
-func (t *table) encode(keys []arrow.Array, n int, sel []int32) error {
-	t.encOffs = resize(t.encOffs, n+1)
-	offs := t.encOffs
+func (sc *keyScratch) encode(t *table, keys []arrow.Array, n int, sel []int32) error {
+	sc.encOffs = resize(sc.encOffs, n+1)
+	offs := sc.encOffs
 	clear(offs)
 	// Sizes first (the fixed part, plus each string's length), then the offsets.
 	fixed := int32(0)
@@ -350,11 +363,11 @@ func (t *table) encode(keys []arrow.Array, n int, sel []int32) error {
 		}
 		offs[i] = int32(total)
 	}
-	t.encBuf = resize(t.encBuf, total)
-	buf := t.encBuf
+	sc.encBuf = resize(sc.encBuf, total)
+	buf := sc.encBuf
 	// cur[i] is where row i's next key goes.
-	t.cur = resize(t.cur, n)
-	cur := t.cur
+	sc.cur = resize(sc.cur, n)
+	cur := sc.cur
 	copy(cur, offs[:n])
 	for c, ty := range t.types {
 		col := keys[c]
@@ -377,8 +390,8 @@ func (t *table) encode(keys []arrow.Array, n int, sel []int32) error {
 				cur[i] = p + 16
 			}
 		default:
-			t.w0 = resize(t.w0, n)
-			v := t.w0
+			sc.w0 = resize(sc.w0, n)
+			v := sc.w0
 			clear(v)
 			if err := orBits(col, v, 0); err != nil {
 				return err
@@ -430,14 +443,18 @@ func resize[T any](s []T, n int) []T {
 
 // keyBytes returns the per-row key bytes of a batch for the byte layouts.
 func (t *table) keyBytes(keys []arrow.Array, n int, sel []int32) ([]int32, []byte, error) {
+	return t.sc.keyBytes(t, keys, n, sel)
+}
+
+func (sc *keyScratch) keyBytes(t *table, keys []arrow.Array, n int, sel []int32) ([]int32, []byte, error) {
 	if t.kind == bytesKeys {
 		offs, data := columnar.BinaryParts(keys[0])
 		return offs, data, nil
 	}
-	if err := t.encode(keys, n, sel); err != nil {
+	if err := sc.encode(t, keys, n, sel); err != nil {
 		return nil, nil, err
 	}
-	return t.encOffs, t.encBuf, nil
+	return sc.encOffs, sc.encBuf, nil
 }
 
 // ---- build ----
@@ -484,7 +501,7 @@ func (t *table) push(head *int32, id int32) {
 }
 
 func (t *table) insertWords(sel []int32, id int32) {
-	w := t.w0
+	w := t.sc.w0
 	for _, i := range sel {
 		if t.full() {
 			t.growWords()
@@ -525,7 +542,7 @@ func (t *table) growWords() {
 func hash2(k0, k1 uint64) uint64 { return (k0*mixMul ^ k1) * fibMul }
 
 func (t *table) insertWords2(sel []int32, id int32) {
-	w0, w1 := t.w0, t.w1
+	w0, w1 := t.sc.w0, t.sc.w1
 	for _, i := range sel {
 		if t.full() {
 			t.growWords2()
@@ -626,7 +643,7 @@ func (t *table) finish() {
 	for i := range t.bslots {
 		t.reverse(&t.bslots[i].head)
 	}
-	t.w0, t.w1, t.encOffs, t.encBuf, t.cur = nil, nil, nil, nil, nil
+	t.sc = keyScratch{}
 }
 
 func (t *table) reverse(head *int32) {
@@ -642,8 +659,9 @@ func (t *table) reverse(head *int32) {
 // ---- probe ----
 
 // probe sets heads[i] to the first build row whose key equals row i's, or -1, for the n rows of a
-// probe batch; rows not in sel have a null key and get -1.
-func (t *table) probe(keys []arrow.Array, n int, sel []int32, heads []int32) error {
+// probe batch; rows not in sel have a null key and get -1. It only reads t (the prober's scratch
+// is sc), so that tasks may probe a shared table at once.
+func (t *table) probe(sc *keyScratch, keys []arrow.Array, n int, sel []int32, heads []int32) error {
 	if len(sel) < n {
 		for i := range heads[:n] {
 			heads[i] = -1
@@ -659,28 +677,28 @@ func (t *table) probe(keys []arrow.Array, n int, sel []int32, heads []int32) err
 			heads[i] = head
 		}
 	case wordKeys:
-		if err := t.words(keys, n); err != nil {
+		if err := sc.words(t, keys, n); err != nil {
 			return err
 		}
-		t.probeWords(sel, heads)
+		t.probeWords(sc, sel, heads)
 	case word2Keys:
-		if err := t.words(keys, n); err != nil {
+		if err := sc.words(t, keys, n); err != nil {
 			return err
 		}
-		t.probeWords2(sel, heads)
+		t.probeWords2(sc, sel, heads)
 	default:
-		offs, data, err := t.keyBytes(keys, n, sel)
+		offs, data, err := sc.keyBytes(t, keys, n, sel)
 		if err != nil {
 			return err
 		}
-		t.probeBytes(offs, data, sel, heads)
+		t.probeBytes(sc, offs, data, sel, heads)
 	}
 	return nil
 }
 
-func (t *table) probeWords(sel []int32, heads []int32) {
+func (t *table) probeWords(sc *keyScratch, sel []int32, heads []int32) {
 	slots, shift, mask := t.wslots, t.shift, uint64(len(t.wslots)-1)
-	w := t.w0
+	w := sc.w0
 	for _, i := range sel {
 		k := w[i]
 		s := (k * fibMul) >> shift
@@ -696,9 +714,9 @@ func (t *table) probeWords(sel []int32, heads []int32) {
 	}
 }
 
-func (t *table) probeWords2(sel []int32, heads []int32) {
+func (t *table) probeWords2(sc *keyScratch, sel []int32, heads []int32) {
 	slots, shift, mask := t.w2slots, t.shift, uint64(len(t.w2slots)-1)
-	w0, w1 := t.w0, t.w1
+	w0, w1 := sc.w0, sc.w1
 	for _, i := range sel {
 		k0, k1 := w0[i], w1[i]
 		s := hash2(k0, k1) >> shift
@@ -718,12 +736,12 @@ func (t *table) probeWords2(sel []int32, heads []int32) {
 // iterations are independent, so the processor overlaps the cache misses of many rows (the slot,
 // then the key's bytes in the arena: on a build side larger than the cache these two misses are
 // the whole cost), where a row-at-a-time loop waits for each row's misses in turn.
-func (t *table) probeBytes(offs []int32, data []byte, sel []int32, heads []int32) {
+func (t *table) probeBytes(sc *keyScratch, offs []int32, data []byte, sel []int32, heads []int32) {
 	slots, shift, mask := t.bslots, t.shift, uint64(len(t.bslots)-1)
 	arena, seed := t.arena, t.seed
-	t.hs = resize(t.hs, len(sel))
-	t.cand = resize(t.cand, len(sel))
-	hs, cand := t.hs, t.cand
+	sc.hs = resize(sc.hs, len(sel))
+	sc.cand = resize(sc.cand, len(sel))
+	hs, cand := sc.hs, sc.cand
 	for j, i := range sel {
 		hs[j] = maphash.Bytes(seed, data[offs[i]:offs[i+1]])
 	}
@@ -740,7 +758,7 @@ func (t *table) probeBytes(offs []int32, data []byte, sel []int32, heads []int32
 			touch ^= arena[sl.off]
 		}
 	}
-	t.touched ^= touch
+	sc.touched ^= touch
 	for j, i := range sel {
 		k := data[offs[i]:offs[i+1]]
 		s := uint64(cand[j])

@@ -2,9 +2,11 @@ package org.apache.spark.sql.bolide;
 
 import java.io.IOException;
 
+import org.apache.spark.SparkEnv;
 import org.apache.spark.memory.MemoryConsumer;
 import org.apache.spark.memory.MemoryMode;
 import org.apache.spark.memory.TaskMemoryManager;
+import org.apache.spark.storage.BroadcastBlockId;
 
 /**
  * Accounts the Go engine's C memory to Spark's off-heap execution pool. The engine reserves in
@@ -48,6 +50,34 @@ public final class NativeMemoryReserver extends MemoryConsumer {
     if (n > 0) {
       freeMemory(n);
       reserved -= n;
+    }
+  }
+
+  // What the native broadcast builds the executor's tasks share hold in storage memory.
+  private static final BroadcastBlockId SHARED_BUILDS = new BroadcastBlockId(-1L, "bolide-shared-builds");
+
+  /**
+   * Reserves off-heap storage memory for a broadcast hash table the executor's tasks share (Spark
+   * keeps its own broadcast relations in the block manager's storage memory). Spark may evict
+   * cached blocks to grant it. Returns whether all of {@code bytes} was granted. Never throws into
+   * Go: the table is then built per task, as without sharing.
+   */
+  public static boolean acquireStorage(long bytes) {
+    try {
+      SparkEnv env = SparkEnv.get();
+      return env != null && env.memoryManager().acquireStorageMemory(SHARED_BUILDS, bytes, MemoryMode.OFF_HEAP);
+    } catch (Throwable t) {
+      return false;
+    }
+  }
+
+  /** Gives back storage memory of {@link #acquireStorage}, when a shared table is dropped. */
+  public static void releaseStorage(long bytes) {
+    try {
+      SparkEnv env = SparkEnv.get();
+      if (env != null) env.memoryManager().releaseStorageMemory(bytes, MemoryMode.OFF_HEAP);
+    } catch (Throwable t) {
+      // Nothing to give back to.
     }
   }
 

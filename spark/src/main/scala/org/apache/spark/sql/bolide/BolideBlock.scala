@@ -199,8 +199,13 @@ class BolideBlockRDD(
     NativeLoader.load()
     val p = split.asInstanceOf[BolideBlockPartition]
     val files = scans.zip(p.files).map { case ((id, _, _), fp) => (id, fp.files) }
+    // Native broadcasts by input index: the joins that build from one share its table in the
+    // executor (keyed by the broadcast's id).
+    val broadcasts = blockInputs.zipWithIndex.collect {
+      case (Broadcasted(b), k) if b.value.isInstanceOf[BolideBroadcastBatches] => k -> b.id
+    }
     val request = PlanEncoder.taskRequest(conf, plan, files,
-      scans.map { case (id, _, ps) => id -> ps }.toMap, p.index, p.icebergTasks)
+      scans.map { case (id, _, ps) => id -> ps }.toMap, p.index, p.icebergTasks, broadcasts)
     val allocator = BolideArrow.newTaskAllocator(s"bolide-task-${context.taskAttemptId()}")
     // Batches this task writes itself (broadcast rows, files read by Spark): closed with the block.
     val owned = ArrayBuffer.empty[AutoCloseable]

@@ -139,9 +139,13 @@ object PlanEncoder {
       files: Seq[(Int, Array[PartitionedFile])],
       partitionSchemas: Map[Int, StructType],
       partitionIndex: Int,
-      icebergTasks: Seq[(Int, String)] = Nil): Array[Byte] = {
+      icebergTasks: Seq[(Int, String)] = Nil,
+      broadcasts: Seq[(Int, Long)] = Nil): Array[Byte] = {
     json { g =>
       g.writeStartObject()
+      g.writeObjectFieldStart("broadcasts")
+      broadcasts.foreach { case (input, id) => g.writeNumberField(input.toString, id) }
+      g.writeEndObject()
       g.writeObjectFieldStart("icebergTasks")
       icebergTasks.foreach { case (id, tasks) => g.writeFieldName(id.toString); g.writeRawValue(tasks) }
       g.writeEndObject()

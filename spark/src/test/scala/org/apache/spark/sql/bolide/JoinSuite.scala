@@ -135,6 +135,25 @@ class JoinSuite extends BolideSuiteBase {
     }
   }
 
+  @Test def broadcastBuildSharedByTasks(): Unit = {
+    // The tasks of an executor share a native broadcast's hash table (native/ops/join/shared.go):
+    // the first task to build it publishes it into Spark's off-heap storage memory, where it stays
+    // cached (idle) for the next tasks after the query.
+    val mm = org.apache.spark.SparkEnv.get.memoryManager
+    val q = "SELECT /*+ BROADCAST(r) */ l.id, r.id, r.s, r.w FROM jl l JOIN jr r ON l.k = r.k AND l.s = r.s"
+    val before = mm.offHeapStorageMemoryUsed
+    val df = spark.sql(q)
+    df.collect()
+    assertTrue("the broadcast join ran natively", nativeOperators(df).contains(Bhj))
+    assertTrue(s"a shared build holds storage memory (before ${before}, after ${mm.offHeapStorageMemoryUsed})",
+      mm.offHeapStorageMemoryUsed > before)
+    // Same answers as Spark, with the build shared by the four tasks over jl's four files; and
+    // twice more with the cached build.
+    checkNative(q, Seq(Bhj))
+    checkNative("SELECT /*+ BROADCAST(r) */ l.id, r.w FROM jl l LEFT JOIN jr r ON l.dec = r.dec AND l.v < r.w", Seq(Bhj))
+    checkNative("SELECT /*+ BROADCAST(r) */ l.id FROM jl l LEFT SEMI JOIN jr r ON l.k = r.k AND l.dt = r.dt", Seq(Bhj))
+  }
+
   @Test def joinsInTpchShapes(): Unit = {
     // A chain of broadcast joins under an aggregate.
     checkNative(
