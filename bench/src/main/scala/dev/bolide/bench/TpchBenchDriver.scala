@@ -273,7 +273,19 @@ object TpchBenchDriver {
   private val memSpilled = new AtomicLong()
   private val diskSpilled = new AtomicLong()
 
-  def countShuffleBytes(spark: SparkSession): Unit =
+  def countShuffleBytes(spark: SparkSession): Unit = {
+    // BENCH_STAGES=1: one line per completed stage (wall time, tasks, their run, CPU, GC and
+    // deserialization time), to see where a query's time goes.
+    if (sys.env.get("BENCH_STAGES").contains("1")) spark.sparkContext.addSparkListener(new SparkListener {
+      override def onStageCompleted(e: org.apache.spark.scheduler.SparkListenerStageCompleted): Unit = {
+        val i = e.stageInfo
+        val m = i.taskMetrics
+        val wall = (for (s <- i.submissionTime; c <- i.completionTime) yield c - s).getOrElse(-1L)
+        if (m != null) System.err.println(f"[stage] ${i.stageId}%4d tasks=${i.numTasks}%3d wall=${wall}%5d ms " +
+          f"run=${m.executorRunTime}%6d cpu=${m.executorCpuTime / 1000000}%6d gc=${m.jvmGCTime}%5d " +
+          f"deser=${m.executorDeserializeTime}%5d ${i.name.take(60)}")
+      }
+    })
     spark.sparkContext.addSparkListener(new SparkListener {
       override def onTaskEnd(e: SparkListenerTaskEnd): Unit =
         if (e.taskMetrics != null) {
@@ -284,6 +296,7 @@ object TpchBenchDriver {
           diskSpilled.addAndGet(e.taskMetrics.diskBytesSpilled)
         }
     })
+  }
 
   /** True when the query's result order is defined (a global sort under projections and limits). */
   def isOrdered(p: LogicalPlan): Boolean = p match {
