@@ -20,6 +20,7 @@ import (
 	"github.com/bolide-dev/bolide/native/columnar"
 	"github.com/bolide-dev/bolide/native/exec"
 	"github.com/bolide-dev/bolide/native/memory"
+	"github.com/bolide-dev/bolide/native/ops/join"
 	"github.com/bolide-dev/bolide/native/plan"
 	"github.com/bolide-dev/bolide/native/sparktype"
 	"github.com/bolide-dev/bolide/native/translate"
@@ -68,6 +69,8 @@ func Java_org_apache_spark_sql_bolide_NativeLib_createPlan(env *C.JNIEnv, _ C.jc
 	}
 	if res != nil && r.Memory.Pool > 0 {
 		t.ctx.Storage = jvmStorage{env: func() *C.JNIEnv { return t.env }}
+		// Broadcast builds cached for later tasks give their memory up to any task short of it.
+		join.RegisterSharedIdle(t.ctx)
 	}
 	for k, id := range r.Broadcasts {
 		i, err := strconv.Atoi(k)

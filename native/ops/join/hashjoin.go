@@ -345,12 +345,12 @@ func (h *HashJoin) consumeBuild() error {
 		e, owner := acquireShared(key)
 		switch {
 		case e != nil && !owner:
-			registerSharedIdle(st.ctx)
+			RegisterSharedIdle(st.ctx)
 			st.build.release() // the empty private build from Open
 			st.build, st.shared = e.rows, e
 			return h.afterBuild()
 		case owner:
-			registerSharedIdle(st.ctx)
+			RegisterSharedIdle(st.ctx)
 			claim = e
 			st.build.own = newSharedAlloc(st.ctx.Pool)
 			defer func() {

@@ -22,10 +22,10 @@ import (
 // pool, where the builder may itself wait for memory the waiter holds.
 //
 // A published build outlives its tasks: once no task uses it, it stays cached for the next tasks
-// of the stage (idle), within a cap (a tenth of the off-heap pool); idle builds beyond the cap, the
-// least recently used first, are dropped, and so are all idle builds when a task of the executor
-// runs short of memory (its refused reservation or Spark's spill request, through the task's
-// spillers: sharedIdle.SpillNow), and before a memory report (DropIdleShared).
+// of the stage (idle), within a cap (a quarter of the off-heap pool); idle builds beyond the cap,
+// the least recently used first, are dropped, and so are all idle builds when any task of the
+// executor runs short of memory (its refused reservation or Spark's spill request, through the
+// spiller every task has: RegisterSharedIdle), and before a memory report (DropIdleShared).
 
 // SharedBuild marks a join whose build side is a native broadcast that the executor's tasks may
 // share: Input is the block input the build child reads, Key identifies the build (its keys and
@@ -60,12 +60,13 @@ var shared struct {
 	builds int64
 }
 
-// sharedIdleCap is how many bytes of idle builds the executor keeps for the next tasks.
+// sharedIdleCap is how many bytes of idle builds the executor keeps for the next tasks: a quarter
+// of the pool (a task short of memory drops them all anyway).
 func sharedIdleCap(pool int64) int64 {
 	if pool <= 0 {
 		return 64 << 20
 	}
-	return pool / 10
+	return pool / 4
 }
 
 // acquireShared returns the published build for key with a reference taken (nil if none), or,
@@ -194,8 +195,10 @@ type sharedIdle struct{ ctx *exec.TaskContext }
 
 func (s sharedIdle) SpillNow() (bool, error) { return DropIdleShared(s.ctx.Storage) > 0, nil }
 
-// registerSharedIdle adds the idle-build spiller to the task, once.
-func registerSharedIdle(ctx *exec.TaskContext) {
+// RegisterSharedIdle adds the idle-build spiller to a task, once: every task of an executor with
+// shared builds has it, so that the memory idle builds hold never fails a task that could have
+// had it.
+func RegisterSharedIdle(ctx *exec.TaskContext) {
 	for _, s := range ctx.Spillers {
 		if _, ok := s.(sharedIdle); ok {
 			return

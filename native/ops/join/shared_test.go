@@ -150,7 +150,7 @@ func TestSharedIdleCap(t *testing.T) {
 	}
 	// A task whose pool makes the cap hold about one build: releasing its reference evicts the
 	// others, the least recently used first.
-	ctx := &exec.TaskContext{Storage: storage, Pool: 15 * one}
+	ctx := &exec.TaskContext{Storage: storage, Pool: 6 * one}
 	e, owner := acquireShared(sharedKey{broadcast: ids[2], build: sharedKeyOf(t, c)})
 	if e == nil || owner {
 		t.Fatal("the last build is not cached")
