@@ -131,7 +131,7 @@ COMET_JAR := build/bench/comet-spark-spark4.1_2.13-$(COMET_VERSION).jar
 BENCH_PY := build/bench/venv/bin/python
 DUCKDB_VERSION := 2.0.0
 
-.PHONY: bench bench-tpch bench-iceberg bench-scan bench-prep bench-demo bench-memory test-bench-smoke
+.PHONY: bench bench-tpch bench-iceberg bench-scan bench-functions bench-prep bench-demo bench-memory test-bench-smoke
 bench: bench-tpch
 bench-iceberg:
 	TPCH_QUERIES=bench/iceberg-queries $(MAKE) --no-print-directory bench-tpch FORMAT=iceberg
@@ -157,6 +157,21 @@ bench-scan: $(JAR) bench-prep
 	  --comet-version $(COMET_VERSION) --replay build/bench/replay --out bench/results/scan-$$(date +%Y%m%d-%H%M%S)
 	@ln -sfn "$$(ls -1d bench/results/scan-2* | tail -1 | xargs basename)" bench/results/scan-latest
 	@echo "results in bench/results/scan-latest -> $$(readlink bench/results/scan-latest)"
+
+# 30 common functions (string, date, decimal, cast) over 10 million rows, vanilla Spark against
+# Bolide (issue 11's speed goal): `make bench-functions [FN_ROWS=10000000] [ENGINES=spark,bolide] [ITER=3]`.
+# The table is written once with DuckDB (scripts/functions-data.py) under data/functions/.
+FN_ROWS ?= 10000000
+bench-functions: ENGINES = spark,bolide
+bench-functions: $(JAR) bench-prep
+	@$(BENCH_PY) -c 'import duckdb' 2>/dev/null || $(BENCH_PY) -m pip install -q duckdb==$(DUCKDB_VERSION)
+	@[ -f data/functions/$(FN_ROWS)/_COMPLETE ] || $(BENCH_PY) scripts/functions-data.py data/functions/$(FN_ROWS) $(FN_ROWS)
+	$(BENCH_PY) scripts/bench-tpch.py --sf 1 --engines $(ENGINES) --iter $(ITER) --queries-list "" --offheap $(OFFHEAP) \
+	  --data data/functions/$(FN_ROWS) --queries bench/function-queries --classpath build/bench/classpath.txt \
+	  --bolide-jar $(JAR) --comet-jar $(COMET_JAR) --comet-version $(COMET_VERSION) \
+	  --format parquet --out bench/results/functions-$$(date +%Y%m%d-%H%M%S)
+	@ln -sfn "$$(ls -1d bench/results/functions-2* | tail -1 | xargs basename)" bench/results/functions-latest
+	@echo "results in bench/results/functions-latest -> $$(readlink bench/results/functions-latest)"
 
 # An executor's peak RSS against its budget (heap + off-heap pool), Bolide on and off: one JVM per
 # engine and pool size over TPC-H queries that use memory (scripts/measure-rss.sh, docs/tuning.md

@@ -107,9 +107,12 @@ object TpchBenchDriver {
     countShuffleBytes(spark)
     offHeapSampler
     format match {
-      case "parquet" => Tables.foreach { t =>
-        spark.read.parquet(new File(data, t).getAbsolutePath).createOrReplaceTempView(t)
-      }
+      case "parquet" =>
+        // The TPC-H tables, or whatever tables a data directory has (one subdirectory each: the
+        // function benchmark's).
+        val dirs = Option(new File(data).listFiles()).toSeq.flatten.filter(_.isDirectory).map(_.getName)
+        val tables = if (Tables.forall(dirs.contains)) Tables else dirs
+        tables.foreach { t => spark.read.parquet(new File(data, t).getAbsolutePath).createOrReplaceTempView(t) }
       case "iceberg" =>
         (Tables ++ IcebergExtra).foreach(t => spark.table(s"$IcebergCatalog.tpch.$t").createOrReplaceTempView(t))
         spark.read.parquet(new File(data, "lineitem").getAbsolutePath).createOrReplaceTempView("lineitem_parquet")
