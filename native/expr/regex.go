@@ -202,7 +202,7 @@ func translateRegexCommon(pe *plan.Expr, conf *plan.Conf, kind, subjectField, pa
 	e := &regexFn{kind: kind, subject: subj, typ: typ, isNull: isNull}
 	if !isNull {
 		if e.prog, err = compileRegex(pat); err != nil {
-			return nil, err
+			return nil, unsupported("%s: %v", plan.ShortClass(pe.Class), err)
 		}
 	}
 	return e, nil
@@ -271,7 +271,7 @@ func translateRegExpReplace(pe *plan.Expr, conf *plan.Conf) (Expr, error) {
 		return nil, unsupported("regexp_replace with position %d is not supported natively (only 1)", pos)
 	}
 	if e.prog.info.nullable {
-		return nil, regexRefuse(e.prog.text, "regexp_replace with a pattern that can match the empty string")
+		return nil, unsupported("RegExpReplace: %v", regexRefuse(e.prog.text, "a pattern that can match the empty string"))
 	}
 	e.repText = rep
 	if e.rep, err = parseJavaReplacement(rep, e.prog.info.groups); err != nil {
