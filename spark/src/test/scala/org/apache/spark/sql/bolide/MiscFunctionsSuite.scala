@@ -6,16 +6,17 @@ import org.junit.Assert._
 import org.apache.spark.sql.SparkSession
 
 /**
- * div (native/expr/intdiv.go), bit_get/getbit (bitget.go) and elt (elt.go) against Spark: each
+ * div (native/expr/intdiv.go), bit_get/getbit (bitget.go), elt (elt.go) and conv (conv.go) against Spark: each
  * query runs with Bolide off and on over a Parquet table, answers must be identical and the
  * projection native; in ANSI mode the errors (DIVIDE_BY_ZERO, ARITHMETIC_OVERFLOW,
- * INVALID_PARAMETER_VALUE.BIT_POSITION_RANGE, INVALID_ARRAY_INDEX) must carry Spark's error class.
+ * INVALID_PARAMETER_VALUE.BIT_POSITION_RANGE, INVALID_ARRAY_INDEX, conv's ARITHMETIC_OVERFLOW) must
+ * carry Spark's error class.
  */
-class DivBitGetEltSuite extends BolideSuiteBase {
+class MiscFunctionsSuite extends BolideSuiteBase {
   private val Scan = "BolideScan"
   private val Project = "BolideProject"
 
-  @Before def setUp(): Unit = DivBitGetEltSuite.ensure(spark)
+  @Before def setUp(): Unit = MiscFunctionsSuite.ensure(spark)
 
   private def errorClassBothWays(sql: String): (Option[String], Option[String]) = {
     val off = withConf("spark.bolide.enabled" -> "false") { errorClassOf(thrownBy(spark.sql(sql).collect())) }
@@ -57,9 +58,21 @@ class DivBitGetEltSuite extends BolideSuiteBase {
     assertEquals(Some("INVALID_ARRAY_INDEX"), off)
     assertEquals(off, on)
   }
+
+  @Test def conv(): Unit = {
+    checkNative("SELECT id, conv(num, fb, tb), conv(num, 16, 10), conv(num, 10, -16), conv(num, 36, 2), " +
+      "conv(num, 2, -36) FROM conv_data WHERE id < 7 OR id BETWEEN 10 AND 15", Seq(Scan, Project))
+    withConf("spark.sql.ansi.enabled" -> "false") {
+      checkNative("SELECT id, conv(num, fb, tb), conv(num, 16, 10), conv(num, 10, -10), conv(num, 36, 16) FROM conv_data",
+        Seq(Scan, Project))
+    }
+    val (off, on) = errorClassBothWays("SELECT conv(num, 16, 10) FROM conv_data WHERE id >= 100")
+    assertEquals(Some("ARITHMETIC_OVERFLOW"), off)
+    assertEquals(off, on)
+  }
 }
 
-object DivBitGetEltSuite {
+object MiscFunctionsSuite {
   private var done = false
 
   def ensure(spark: SparkSession): Unit = synchronized {
@@ -82,6 +95,17 @@ object DivBitGetEltSuite {
           |AS t(id, a, b, i, j, p, n, s, t)""".stripMargin)
         .repartition(2).write.mode("overwrite").parquet(TestData.path("dbe"))
       spark.read.parquet(TestData.path("dbe")).createOrReplaceTempView("dbe")
+      // conv inputs; ids from 100 on overflow 64 bits in base 16.
+      spark.sql(
+        """SELECT * FROM VALUES
+          |  (0, '10', 10, 16), (1, 'ff', 16, 10), (2, '-10', 10, -10), (3, '-', 10, -10), (4, '', 10, 2),
+          |  (5, 'zz', 36, 10), (6, '12x3', 10, 10), (7, '9223372036854775808', 10, -16), (8, NULL, 10, 10),
+          |  (9, '18446744073709551615', 10, 16), (10, 'é5', 10, 10), (11, '7', 1, 10), (12, '7', 10, 37),
+          |  (13, '-1', 10, 2), (14, '0', 2, 36), (15, '111', NULL, 10),
+          |  (100, 'ffffffffffffffffff', 16, 10), (101, '10000000000000000000', 16, 10)
+          |AS t(id, num, fb, tb)""".stripMargin)
+        .repartition(2).write.mode("overwrite").parquet(TestData.path("conv_data"))
+      spark.read.parquet(TestData.path("conv_data")).createOrReplaceTempView("conv_data")
     } finally spark.conf.unset("spark.bolide.enabled")
   }
 }
