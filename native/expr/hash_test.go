@@ -146,7 +146,7 @@ func TestHashRefusals(t *testing.T) {
 	expectRefused(t, "struct", hashJSON("XxHash64", 42, st), "xxhash64 of struct<> is not supported natively")
 	expectRefused(t, "collated", hashJSON("Murmur3Hash", 42, col(0, "string collate UTF8_LCASE")), "hash of string collate UTF8_LCASE")
 	expectRefused(t, "interval", hashJSON("Murmur3Hash", 42, col(0, "interval day to second")), "not supported natively")
-	expectRefused(t, "unsupported child", hashJSON("Murmur3Hash", 42, node("RegExpReplace", "string", "child", col(0, "string"))), "RegExpReplace is not supported")
+	expectRefused(t, "unsupported child", hashJSON("Murmur3Hash", 42, node("XPathString", "string", "child", col(0, "string"))), "XPathString is not supported")
 	expectRefused(t, "seed", hashJSON("Murmur3Hash", 1<<40, col(0, "integer")), "not an int")
 }
 

@@ -41,9 +41,9 @@ func TestExpandTranslation(t *testing.T) {
 	if d := rootDecision(t, expandPlan(t, null), plan.Conf{}); !d.Native || d.Name != "BolideExpand" {
 		t.Fatalf("rollup expand refused: %+v", d)
 	}
-	upper := map[string]any{"class": catExpr + "RegExpReplace", "dataType": "string", "nullable": true,
+	upper := map[string]any{"class": catExpr + "XPathString", "dataType": "string", "nullable": true,
 		"fields": map[string]any{"child": aref("k", "string", 1, 0)}}
-	if d := rootDecision(t, expandPlan(t, upper), plan.Conf{}); d.Native || !strings.Contains(d.Reason, "RegExpReplace") {
+	if d := rootDecision(t, expandPlan(t, upper), plan.Conf{}); d.Native || !strings.Contains(d.Reason, "XPathString") {
 		t.Errorf("unsupported projection: %+v", d)
 	}
 	if d := rootDecision(t, expandPlan(t, aref("v", "integer", 2, 1)), plan.Conf{}); d.Native ||

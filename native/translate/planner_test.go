@@ -41,7 +41,7 @@ func TestDecideGivesAReasonForEveryRefusal(t *testing.T) {
 			"bucketed": false, "hasMetadataColumns": false, "hasDynamicPruning": false, "dataFilters": []any{}},
 		"children": []any{}}
 	upper := map[string]any{"class": catExpr + "Alias", "dataType": "string", "nullable": true, "fields": map[string]any{
-		"child": map[string]any{"class": catExpr + "RegExpReplace", "dataType": "string", "nullable": true,
+		"child": map[string]any{"class": catExpr + "XPathString", "dataType": "string", "nullable": true,
 			"fields": map[string]any{"child": aref("s", "string", 2, 1)}}, "name": "u"}}
 	project := map[string]any{"id": 1, "class": "org.apache.spark.sql.execution.ProjectExec", "nodeName": "Project",
 		"output":   attrs(out("x", "long", 1), out("u", "string", 3)),
@@ -63,7 +63,7 @@ func TestDecideGivesAReasonForEveryRefusal(t *testing.T) {
 	if d := got[2]; !d.Native || d.Name != "BolideScan" {
 		t.Errorf("scan: %+v", d)
 	}
-	if d := got[1]; d.Native || !strings.Contains(d.Reason, "expression RegExpReplace is not supported natively") {
+	if d := got[1]; d.Native || !strings.Contains(d.Reason, "expression XPathString is not supported natively") {
 		t.Errorf("project: %+v", d)
 	}
 	if d := got[0]; !d.Native || d.Name != "BolideFilter" {

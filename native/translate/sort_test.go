@@ -104,11 +104,11 @@ func TestSortTranslation(t *testing.T) {
 		}(), plan.Conf{}, "sorting by k of type string collate UTF8_LCASE is not supported natively"},
 		{"unsupported key expression", func() map[string]any {
 			p := topKPlan(5, 0, false)
-			upper := map[string]any{"class": catExpr + "RegExpReplace", "dataType": "string", "nullable": true,
+			upper := map[string]any{"class": catExpr + "XPathString", "dataType": "string", "nullable": true,
 				"fields": map[string]any{"child": aref("k", "string", 1, 0)}}
 			p["fields"].(map[string]any)["sortOrder"] = []any{sortOrder(upper, "Descending", "NullsLast")}
 			return p
-		}(), plan.Conf{}, "expression RegExpReplace is not supported natively"},
+		}(), plan.Conf{}, "expression XPathString is not supported natively"},
 		{"not a sort order", func() map[string]any {
 			p := sortPlan(false, false)
 			p["fields"].(map[string]any)["sortOrder"] = []any{aref("k", "string", 1, 0)}

@@ -298,8 +298,8 @@ func TestDecodeOrders(t *testing.T) {
 			"sorting by c0 of type string collate UTF8_LCASE is not supported natively"},
 		{sortOrderJSON(`{"class":"`+cat+`AttributeReference","dataType":{"type":"array","elementType":"long","containsNull":true},"nullable":true,"fields":{},"ordinal":0,"name":"xs"}`, "Ascending", ""),
 			"sorting by xs of type array<bigint> is not supported natively"},
-		{sortOrderJSON(`{"class":"`+cat+`RegExpReplace","dataType":"string","nullable":true,"fields":{"child":`+columnExpr(0, "string")+`}}`, "Ascending", ""),
-			"expression RegExpReplace is not supported natively"},
+		{sortOrderJSON(`{"class":"`+cat+`XPathString","dataType":"string","nullable":true,"fields":{"child":`+columnExpr(0, "string")+`}}`, "Ascending", ""),
+			"expression XPathString is not supported natively"},
 	} {
 		if _, err := decodeOrders(t, c.order); err == nil || !strings.Contains(err.Error(), c.reason) {
 			t.Errorf("want refusal %q, got %v", c.reason, err)

@@ -259,10 +259,10 @@ class BolideQuerySuite extends BolideSuiteBase {
   }
 
   @Test def fallbackCarriesAReason(): Unit = {
-    val df = checkNative("SELECT regexp_replace(str, 'a', 'b') AS u, id FROM types WHERE i > 0", Seq(Scan, Filter))
+    val df = checkNative("SELECT regexp_replace(str, '(?i)a', 'b') AS u, id FROM types WHERE i > 0", Seq(Scan, Filter))
     val text = extendedExplain(df)
     assertTrue(text, text.contains("Bolide:"))
-    assertTrue(text, text.contains("stays in Spark: Project: expression RegExpReplace is not supported natively"))
+    assertTrue(text, text.contains("stays in Spark: Project: RegExpReplace: regular expression \"(?i)a\""))
     withConf("spark.bolide.exec.filter.enabled" -> "false") {
       val df2 = spark.sql("SELECT id FROM types WHERE i > 0")
       df2.collect()
