@@ -72,6 +72,30 @@ class DatetimePatternSuite extends BolideSuiteBase {
       "convert_timezone('+05:30', 'Europe/Berlin', ntz) FROM dtp_gen", Seq(Scan, Project))
   }
 
+  private val Patterns = Seq("yyyy-MM-dd HH:mm:ss", "y yy yyy yyyy yyyyy yyyyyy", "M MM MMM MMMM L LL", "d dd D DD DDD",
+    "H HH h hh k kk K KK a", "m mm s ss", "S SS SSS SSSS SSSSS SSSSSS SSSSSSS SSSSSSSS SSSSSSSSS", "E EE EEE EEEE Q QQ",
+    "'T''s' '' yyyy'y'", "dd.MM/yy, -HH_mm \u00e9\u6f22", "EEEE, MMMM d, yyyy h:mm:ss a", "yyyyMMddHHmmssSSS", "")
+
+  @Test def dateFormat(): Unit = inZones { _ =>
+    bothModes {
+      checkNative("SELECT id, " + Patterns.map(p => s"date_format(ts, '${p.replace("'", "\\'")}')").mkString(", ") + " FROM dtp_gen",
+        Seq(Scan, Project))
+    }
+    checkNative("SELECT id, date_format(ts, CAST(NULL AS STRING)), date_format(d, 'yyyy-MM-dd E') FROM dtp_gen",
+      Seq(Scan))
+  }
+
+  /** Zone, offset and era letters are refused: Spark formats, with the same answer. */
+  @Test def dateFormatFallsBack(): Unit = Seq("yyyy-MM-dd HH:mm z", "yyyy G", "XXX").foreach { p =>
+    val q = s"SELECT id, date_format(ts, '$p') FROM dtp_gen"
+    val expected = withConf("spark.bolide.enabled" -> "false")(canonical(spark.sql(q).collect().toSeq).sorted)
+    val df = spark.sql(q)
+    assertEquals(expected, canonical(df.collect().toSeq).sorted)
+    assertFalse(s"the projection must stay in Spark:\n${df.queryExecution.executedPlan}",
+      nativeOperators(df).contains(Project))
+    assertTrue(bolideReport(df), bolideReport(df).contains("not supported natively"))
+  }
+
   /** A zone per row is refused: the projection stays in Spark and still answers. */
   @Test def zoneColumnFallsBack(): Unit = {
     val q = "SELECT id, from_utc_timestamp(ts, zone), to_utc_timestamp(ts, zone) FROM dtp_gen"
