@@ -25,6 +25,7 @@ func init() {
 
 type dateFormat struct {
 	ts   Expr
+	secs bool // from_unixtime: ts is a long of seconds, times 10^6 with Java's wrapping multiply
 	pat  *dtPattern // nil: a null pattern, every row null
 	zone *tzZone
 	typ  sparktype.Type
@@ -33,10 +34,14 @@ type dateFormat struct {
 func (e *dateFormat) Type() sparktype.Type { return e.typ }
 func (e *dateFormat) mayFail() bool        { return mayFail(e.ts) }
 func (e *dateFormat) String() string {
-	if e.pat == nil {
-		return fmt.Sprintf("date_format(%s, null)", e.ts)
+	name := "date_format"
+	if e.secs {
+		name = "from_unixtime"
 	}
-	return fmt.Sprintf("date_format(%s, %q, %s)", e.ts, e.pat.text, e.zone.name)
+	if e.pat == nil {
+		return fmt.Sprintf("%s(%s, null)", name, e.ts)
+	}
+	return fmt.Sprintf("%s(%s, %q, %s)", name, e.ts, e.pat.text, e.zone.name)
 }
 
 // patternLiteral reads a literal pattern argument: its text, or isNull for a null literal.
@@ -116,6 +121,9 @@ func (e *dateFormat) evalMasked(ctx *exec.TaskContext, b *columnar.Batch, active
 	oc := newOffsetCache(e.zone)
 	offs[0] = 0
 	for i, v := range us {
+		if e.secs {
+			v *= 1_000_000
+		}
 		if vbuf == nil || validRow(vbuf, i) {
 			l, micro := oc.localSeconds(v)
 			text = e.pat.appendLocal(text, l, micro)

@@ -96,6 +96,32 @@ class DatetimePatternSuite extends BolideSuiteBase {
     assertTrue(bolideReport(df), bolideReport(df).contains("not supported natively"))
   }
 
+  @Test def fromUnixTime(): Unit = inZones { _ =>
+    bothModes {
+      checkNative("SELECT id, from_unixtime(l), from_unixtime(big, 'yyyy-MM-dd HH:mm:ss.SSS'), from_unixtime(i, 'EEEE h a'), " +
+        Patterns.take(8).map(p => s"from_unixtime(l, '$p')").mkString(", ") + " FROM dtp_gen", Seq(Scan, Project))
+    }
+  }
+
+  @Test def toUnixSeconds(): Unit = inZones { _ =>
+    bothModes {
+      checkNative("SELECT id, unix_timestamp(ts), to_unix_timestamp(ts), unix_timestamp(d), to_unix_timestamp(d, 'yyyy'), " +
+        "to_unix_timestamp(ntz), unix_timestamp(ts, CAST(NULL AS STRING)) FROM dtp_gen", Seq(Scan, Project))
+    }
+  }
+
+  /** Strings are parsed by Spark: unix_timestamp of a string stays there. */
+  @Test def unixTimestampOfStringFallsBack(): Unit = {
+    val q = "SELECT id, unix_timestamp(zone, 'yyyy') FROM dtp_gen"
+    val expected = withConf("spark.bolide.enabled" -> "false", "spark.sql.ansi.enabled" -> "false")(
+      canonical(spark.sql(q).collect().toSeq).sorted)
+    withConf("spark.sql.ansi.enabled" -> "false") {
+      val df = spark.sql(q)
+      assertEquals(expected, canonical(df.collect().toSeq).sorted)
+      assertFalse(nativeOperators(df).contains(Project))
+    }
+  }
+
   /** A zone per row is refused: the projection stays in Spark and still answers. */
   @Test def zoneColumnFallsBack(): Unit = {
     val q = "SELECT id, from_utc_timestamp(ts, zone), to_utc_timestamp(ts, zone) FROM dtp_gen"
