@@ -25,7 +25,7 @@ func init() {
 
 type dateFormat struct {
 	ts   Expr
-	secs bool // from_unixtime: ts is a long of seconds, times 10^6 with Java's wrapping multiply
+	secs bool       // from_unixtime: ts is a long of seconds, times 10^6 with Java's wrapping multiply
 	pat  *dtPattern // nil: a null pattern, every row null
 	zone *tzZone
 	typ  sparktype.Type
