@@ -20,7 +20,7 @@ import (
 // LEGACY policy (SimpleDateFormat on the hybrid Julian calendar) is refused.
 
 func init() {
-	Register("DateFormatClass", "date_format(ts, fmt) with a literal pattern of the letters y M L d D H h k K m s S a E Q and quoted text (zone, offset and era letters refused), in the session time zone", translateDateFormat)
+	Register("DateFormatClass", "date_format(ts, fmt) with a literal pattern of the letters y M L d D H h k K m s S a E Q, offsets Z X x (1-3 letters) and quoted text (zone names, localized offsets and eras refused), in the session time zone", translateDateFormat)
 }
 
 type dateFormat struct {
@@ -126,7 +126,7 @@ func (e *dateFormat) evalMasked(ctx *exec.TaskContext, b *columnar.Batch, active
 		}
 		if vbuf == nil || validRow(vbuf, i) {
 			l, micro := oc.localSeconds(v)
-			text = e.pat.appendLocal(text, l, micro)
+			text = e.pat.appendLocal(text, l, micro, l-floorDiv(v, 1_000_000))
 		}
 		offs[i+1] = int32(len(text))
 	}

@@ -23,8 +23,12 @@ import (
 //   - a (AM/PM), E 1-3 (Mon), E 4 (Monday), Q 1-2 (quarter number).
 //   - quoted text ('' is a quote), and every character that is not an ASCII letter nor one of
 //     [ ] { } # (reserved or optional sections: refused).
-// Refused: G (the era switches y back to year-of-era), zone and offset letters (V z Z O X x:
-// zone names are locale data, offsets of local-mean-time zones have seconds), L 3-4 and Q 3-4
+//   - offsets, as java.time's OffsetIdPrinterParser prints them (seconds of local-mean-time
+//     offsets are dropped, hours and minutes truncated): Z ZZ ZZZ (+HHMM, +0000 for zero),
+//     X (+HHmm: minutes only when not zero, Z for zero), XX (+HHMM, Z), XXX (+HH:MM, Z), and x xx
+//     xxx as X XX XXX with +00, +0000, +00:00 for zero.
+// Refused: G (the era switches y back to year-of-era), zone names and localized offsets (V z O,
+// ZZZZ: locale data), offsets with seconds (ZZZZZ, XXXX, xxxx, ...), L 3-4 and Q 3-4
 // (stand-alone and quarter texts), week-based letters and everything java.time rejects.
 
 type dtItem struct {
@@ -118,6 +122,8 @@ func checkLetter(c byte, n int) error {
 		max = 1
 	case 'E':
 		max = 4
+	case 'Z', 'X', 'x':
+		max = 3
 	default:
 		return fmt.Errorf("letter %q is not supported natively", c)
 	}
@@ -145,7 +151,8 @@ func appendPadded(dst []byte, v int64, width int) []byte {
 
 // appendLocal appends the pattern's text of local second l (seconds since 1970-01-01T00:00
 // local) and microsecond micro.
-func (p *dtPattern) appendLocal(dst []byte, l, micro int64) []byte {
+// off is the UTC offset in seconds at that instant (for the offset letters).
+func (p *dtPattern) appendLocal(dst []byte, l, micro, off int64) []byte {
 	days := floorDiv(l, 86400)
 	sod := l - days*86400
 	y, m, d := civilFromDays64(days)
@@ -212,6 +219,14 @@ func (p *dtPattern) appendLocal(dst []byte, l, micro int64) []byte {
 			}
 		case 'Q':
 			dst = appendPadded(dst, int64((m-1)/3+1), it.count)
+		case 'Z':
+			dst = appendOffset(dst, off, true, false, "+0000")
+		case 'X', 'x':
+			zero := "Z"
+			if it.letter == 'x' {
+				zero = [4]string{1: "+00", 2: "+0000", 3: "+00:00"}[it.count]
+			}
+			dst = appendOffset(dst, off, it.count >= 2, it.count == 3, zero)
 		}
 	}
 	return dst
@@ -235,3 +250,37 @@ func appendYear(dst []byte, y int64, count int) []byte {
 }
 
 func pow10i64(n int) int64 { return int64(pow10u64[n]) }
+
+// appendOffset is OffsetIdPrinterParser.format for +HHmm (minutes false: minutes only when not
+// zero), +HHMM and +HH:MM (colon): Java's int division truncates, seconds are not printed, and
+// an offset whose printed hours and minutes are all zero prints zero.
+func appendOffset(dst []byte, total int64, minutes, colon bool, zero string) []byte {
+	if total == 0 {
+		return append(dst, zero...)
+	}
+	h := total / 3600 % 100
+	mi := total / 60 % 60
+	if h < 0 {
+		h = -h
+	}
+	if mi < 0 {
+		mi = -mi
+	}
+	printMin := minutes || mi > 0
+	if h == 0 && (!printMin || mi == 0) {
+		return append(dst, zero...)
+	}
+	if total < 0 {
+		dst = append(dst, '-')
+	} else {
+		dst = append(dst, '+')
+	}
+	dst = appendPadded(dst, h, 2)
+	if printMin {
+		if colon {
+			dst = append(dst, ':')
+		}
+		dst = appendPadded(dst, mi, 2)
+	}
+	return dst
+}

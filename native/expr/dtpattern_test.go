@@ -25,7 +25,7 @@ func TestDatetimePatternFormat(t *testing.T) {
 			t.Errorf("%s: %v", c.pat, err)
 			continue
 		}
-		if got := string(p.appendLocal(nil, l, 123456)); got != c.want {
+		if got := string(p.appendLocal(nil, l, 123456, 0)); got != c.want {
 			t.Errorf("%s: %q, want %q", c.pat, got, c.want)
 		}
 	}
@@ -41,19 +41,36 @@ func TestDatetimePatternFormat(t *testing.T) {
 	for _, c := range years {
 		p, _ := compileDatetimePattern(c.pat)
 		l := daysFromCivil(c.y, 10, 10) * 86400
-		if got := string(p.appendLocal(nil, l, 0)); got != c.want {
+		if got := string(p.appendLocal(nil, l, 0, 0)); got != c.want {
 			t.Errorf("year %d %s: %q, want %q", c.y, c.pat, got, c.want)
 		}
 	}
 	// Midnight and noon on the 12-hour clocks.
 	p, _ := compileDatetimePattern("h K k H a")
-	if got := string(p.appendLocal(nil, 0, 0)); got != "12 0 24 0 AM" {
+	if got := string(p.appendLocal(nil, 0, 0, 0)); got != "12 0 24 0 AM" {
 		t.Errorf("midnight: %q", got)
 	}
-	if got := string(p.appendLocal(nil, 12*3600, 0)); got != "12 0 12 12 PM" {
+	if got := string(p.appendLocal(nil, 12*3600, 0, 0)); got != "12 0 12 12 PM" {
 		t.Errorf("noon: %q", got)
 	}
-	for _, bad := range []string{"yyyy G", "YYYY", "ww", "u", "e", "z", "VV", "XXX", "Z", "x", "O", "MMMMM", "LLL",
+	offs := []struct {
+		off  int64
+		want string
+	}{
+		{0, "+0000 +0000 Z Z Z +00 +0000 +00:00"},
+		{-8 * 3600, "-0800 -0800 -08 -0800 -08:00 -08 -0800 -08:00"},
+		{5*3600 + 1800, "+0530 +0530 +0530 +0530 +05:30 +0530 +0530 +05:30"},
+		{3208, "+0053 +0053 +0053 +0053 +00:53 +0053 +0053 +00:53"},     // Berlin's LMT +0:53:28
+		{-30, "+0000 +0000 Z Z Z +00 +0000 +00:00"},                     // seconds only
+		{-(3600 + 59), "-0100 -0100 -01 -0100 -01:00 -01 -0100 -01:00"}, // seconds dropped
+	}
+	op, _ := compileDatetimePattern("Z ZZZ X XX XXX x xx xxx")
+	for _, c := range offs {
+		if got := string(op.appendLocal(nil, 0, 0, c.off)); got != c.want {
+			t.Errorf("offset %d: %q, want %q", c.off, got, c.want)
+		}
+	}
+	for _, bad := range []string{"yyyy G", "YYYY", "ww", "u", "e", "z", "VV", "XXXX", "ZZZZ", "xxxx", "O", "ZZZZZ", "MMMMM", "LLL",
 		"QQQ", "yyyyyyy", "ddd", "aa", "[yyyy]", "yyyy'", "{", "#", "SSSSSSSSSS", "B", "n", "F"} {
 		if _, err := compileDatetimePattern(bad); err == nil {
 			t.Errorf("%q accepted", bad)
