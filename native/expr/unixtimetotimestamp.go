@@ -98,11 +98,11 @@ func (e *toTimestamp) evalMasked(ctx *exec.TaskContext, b *columnar.Batch, activ
 	}
 	switch e.child.Type().Kind {
 	case sparktype.Byte:
-		widen(out, values[int8](in), e.scale)
+		scaleMicros(out, values[int8](in), e.scale)
 	case sparktype.Short:
-		widen(out, values[int16](in), e.scale)
+		scaleMicros(out, values[int16](in), e.scale)
 	case sparktype.Int:
-		widen(out, values[int32](in), e.scale)
+		scaleMicros(out, values[int32](in), e.scale)
 	case sparktype.Long:
 		src := values[int64](in)
 		if e.scale == 1 {
@@ -167,8 +167,8 @@ func (e *toTimestamp) evalMasked(ctx *exec.TaskContext, b *columnar.Batch, activ
 	return finish(dt, n, vbuf, obuf, nulls), nil
 }
 
-// widen multiplies ints by at most 10^6: always within the long range.
-func widen[T int8 | int16 | int32](out []int64, src []T, scale int64) {
+// scaleMicros multiplies ints by at most 10^6: always within the long range.
+func scaleMicros[T int8 | int16 | int32](out []int64, src []T, scale int64) {
 	for i, v := range src {
 		out[i] = int64(v) * scale
 	}
