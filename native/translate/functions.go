@@ -37,6 +37,8 @@ func functionStatus(f BuiltinFunction) string {
 	switch {
 	case f.Kind == "aggregate" && aggregate.Registered(short):
 		return fnNative
+	case f.Kind == "window" && WindowFunctionSupported(short):
+		return fnNative
 	case f.Kind != "aggregate" && expr.Registered(short):
 		return fnNative
 	case f.Kind == "replaceable":
