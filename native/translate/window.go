@@ -2,6 +2,7 @@ package translate
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/bolide-dev/bolide/native/exec"
 	"github.com/bolide-dev/bolide/native/expr"
@@ -14,10 +15,12 @@ func init() {
 	Register(Rule{SparkClass: "WindowExec", Name: "BolideWindow", ConfKey: "window",
 		Doc: "window functions over Spark's sorted child, partition by partition: row_number, rank, " +
 			"dense_rank, ntile, percent_rank, cume_dist, lag and lead (literal offset and default, not " +
-			"IGNORE NULLS); keys of any native type except collated strings (NaN equal to NaN, -0.0 to " +
-			"0.0, as in Spark). The rows of the open partition are held in task memory; a refused " +
-			"reservation fails the task with the memory message (no spilling yet). Aggregates, " +
-			"nth_value and first/last over frames stay in Spark.",
+			"IGNORE NULLS); count, sum, avg (integral and floating inputs) and min, max (integral " +
+			"inputs) over ROWS or RANGE UNBOUNDED PRECEDING AND CURRENT ROW and over the whole " +
+			"partition, adding rows in order as Spark does; keys of any native type except collated " +
+			"strings (NaN equal to NaN, -0.0 to 0.0, as in Spark). The rows of the open partition are " +
+			"held in task memory; a refused reservation fails the task with the memory message (no " +
+			"spilling yet). Bounded frames, decimal sums, nth_value and first/last over frames stay in Spark.",
 		Build: buildWindow})
 }
 
@@ -127,6 +130,9 @@ func windowFunction(e *plan.Expr, conf *plan.Conf) (*window.Function, error) {
 	if err != nil {
 		return nil, err
 	}
+	if plan.ShortClass(fn.Class) == "AggregateExpression" {
+		return frameAggregate(e, fn, conf)
+	}
 	cls := plan.ShortClass(fn.Class)
 	kind, ok := windowFunctionClasses[cls]
 	if !ok {
@@ -231,4 +237,125 @@ func literalInt(e *plan.Expr) (int64, error) {
 		return 0, fmt.Errorf("null or invalid constant")
 	}
 	return v.(int64), nil
+}
+
+// windowAggregates are the aggregate functions computed over frames.
+var windowAggregates = map[string]window.AggOp{
+	"Count": window.AggCount, "Sum": window.AggSum, "Min": window.AggMin, "Max": window.AggMax,
+	"Average": window.AggAvg,
+}
+
+// frameAggregate decodes an aggregate over a frame: WindowExpression(AggregateExpression, spec).
+func frameAggregate(we, ae *plan.Expr, conf *plan.Conf) (*window.Function, error) {
+	if d, err := ae.Bool("isDistinct"); err != nil || d {
+		return nil, fmt.Errorf("DISTINCT aggregates over a window are not supported natively")
+	}
+	if ae.Has("filter") {
+		if raw, err := ae.Raw("filter"); err != nil || string(raw) != "null" {
+			return nil, fmt.Errorf("FILTER on an aggregate over a window is not supported natively")
+		}
+	}
+	agg, err := ae.Child("aggregateFunction")
+	if err != nil {
+		return nil, err
+	}
+	cls := plan.ShortClass(agg.Class)
+	op, ok := windowAggregates[cls]
+	if !ok {
+		return nil, fmt.Errorf("aggregate %s over a window is not supported natively", cls)
+	}
+	var in *plan.Expr
+	if op == window.AggCount {
+		kids, err := agg.Children("children")
+		if err != nil {
+			return nil, err
+		}
+		if len(kids) != 1 {
+			return nil, fmt.Errorf("count of %d expressions over a window is not supported natively", len(kids))
+		}
+		in = kids[0]
+	} else if in, err = agg.Child("child"); err != nil {
+		return nil, err
+	}
+	f := &window.Function{Kind: window.Aggregate, Agg: op}
+	if op == window.AggSum {
+		mode, err := aggregateEvalMode(agg)
+		if err != nil {
+			return nil, err
+		}
+		switch mode {
+		case "ANSI":
+			f.Ansi = true
+		case "LEGACY":
+		default:
+			return nil, fmt.Errorf("sum in %s mode over a window is not supported natively", mode)
+		}
+	}
+	if f.Input, err = expr.Translate(in, conf); err != nil {
+		return nil, err
+	}
+	spec, err := we.Child("windowSpec")
+	if err != nil {
+		return nil, err
+	}
+	frame, err := spec.Child("frameSpecification")
+	if err != nil {
+		return nil, err
+	}
+	if f.Frame, err = decodeFrame(frame); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// aggregateEvalMode reads Sum's eval mode (4.1: evalContext.evalMode).
+func aggregateEvalMode(agg *plan.Expr) (string, error) {
+	if agg.Has("evalContext") {
+		p, err := agg.Product("evalContext")
+		if err != nil || p == nil {
+			return "", fmt.Errorf("sum without an eval context")
+		}
+		return p.String("evalMode")
+	}
+	if agg.Has("evalMode") {
+		return agg.String("evalMode")
+	}
+	return "LEGACY", nil
+}
+
+// decodeFrame reads a SpecifiedWindowFrame; only frames starting at the partition's first row.
+func decodeFrame(fr *plan.Expr) (window.Frame, error) {
+	if fr == nil || plan.ShortClass(fr.Class) != "SpecifiedWindowFrame" {
+		return 0, fmt.Errorf("window frame %v is not supported natively", fr)
+	}
+	ft, err := fr.String("frameType")
+	if err != nil {
+		return 0, err
+	}
+	ft = strings.TrimSuffix(plan.ShortClass(ft), "$")
+	bound := func(name string) (string, error) {
+		b, err := fr.Child(name)
+		if err != nil || b == nil {
+			return "", fmt.Errorf("window frame without a %s bound", name)
+		}
+		return strings.TrimSuffix(plan.ShortClass(b.Class), "$"), nil
+	}
+	lower, err := bound("lower")
+	if err != nil {
+		return 0, err
+	}
+	upper, err := bound("upper")
+	if err != nil {
+		return 0, err
+	}
+	switch {
+	case lower == "UnboundedPreceding" && upper == "UnboundedFollowing":
+		return window.FramePartition, nil
+	case lower == "UnboundedPreceding" && upper == "CurrentRow" && ft == "RowFrame":
+		return window.FrameRunningRows, nil
+	case lower == "UnboundedPreceding" && upper == "CurrentRow" && ft == "RangeFrame":
+		return window.FrameRunningRange, nil
+	}
+	return 0, fmt.Errorf("window frame %s BETWEEN %s AND %s is not supported natively (only frames from "+
+		"UNBOUNDED PRECEDING to CURRENT ROW or UNBOUNDED FOLLOWING)", ft, lower, upper)
 }

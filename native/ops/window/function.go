@@ -23,10 +23,12 @@ const (
 	NTile
 	// Offset is Lag and Lead: the input at a fixed row offset within the partition.
 	Offset
+	// Aggregate is an aggregate function over a frame (frameagg.go).
+	Aggregate
 )
 
 func (k Kind) String() string {
-	return [...]string{"row_number", "rank", "dense_rank", "percent_rank", "cume_dist", "ntile", "lag/lead"}[k]
+	return [...]string{"row_number", "rank", "dense_rank", "percent_rank", "cume_dist", "ntile", "lag/lead", "aggregate"}[k]
 }
 
 // Function is one window function of the operator.
@@ -39,6 +41,11 @@ type Function struct {
 	Input   expr.Expr
 	Rows    int64
 	Default any
+	// For Aggregate: the function (over Input) and its frame.
+	Agg   AggOp
+	Frame Frame
+	// Ansi: an integral sum raises Spark's ARITHMETIC_OVERFLOW instead of wrapping.
+	Ansi bool
 }
 
 func (f *Function) resultType() sparktype.Type {
@@ -47,6 +54,9 @@ func (f *Function) resultType() sparktype.Type {
 		return sparktype.Type{Kind: sparktype.Double, Name: "double"}
 	case Offset:
 		return f.Input.Type()
+	case Aggregate:
+		t, _ := aggResultType(f.Agg, f.Input.Type())
+		return t
 	}
 	return sparktype.Type{Kind: sparktype.Int, Name: "integer"}
 }
@@ -64,14 +74,24 @@ func (f *Function) check() error {
 		if f.Input.Type().Arrow() == nil {
 			return fmt.Errorf("lag/lead of type %s is not supported natively", f.Input.Type())
 		}
+	case Aggregate:
+		if f.Input == nil {
+			return fmt.Errorf("window aggregate without an input")
+		}
+		if _, ok := aggResultType(f.Agg, f.Input.Type()); !ok {
+			return fmt.Errorf("window %s over %s is not supported natively", f.Agg, f.Input.Type())
+		}
 	}
 	return nil
 }
 
 // compute returns f's column for every piece of seg.
 func (f *Function) compute(ctx *exec.TaskContext, seg *segment) ([]arrow.Array, error) {
-	if f.Kind == Offset {
+	switch f.Kind {
+	case Offset:
 		return f.computeOffset(ctx, seg)
+	case Aggregate:
+		return f.computeAggregate(ctx, seg)
 	}
 	return f.computeRanking(ctx, seg)
 }

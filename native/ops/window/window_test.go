@@ -48,7 +48,11 @@ func genRows(rng *rand.Rand, n, parts int) [][]any {
 		if rng.IntN(5) > 0 {
 			v = strings.Repeat("x", rng.IntN(4)) + string(rune('a'+rng.IntN(26)))
 		}
-		rows[i] = []any{p, specials[rng.IntN(len(specials))], v}
+		var l any
+		if rng.IntN(6) > 0 {
+			l = int64(rng.IntN(2000)) - 1000
+		}
+		rows[i] = []any{p, specials[rng.IntN(len(specials))], v, l}
 	}
 	sort.SliceStable(rows, func(i, j int) bool {
 		a, b := rows[i], rows[j]
@@ -99,12 +103,48 @@ func reference(rows [][]any) [][]any {
 				lead = rows[i+2][2]
 			}
 			r := append(append([]any(nil), rows[i]...), int64(i-lo+1), int64(rank), int64(dense), pr,
-				float64(peersEnd-lo+1)/float64(n), int64(refNtile(i-lo, n, 3)), lag, lead)
+				float64(peersEnd-lo+1)/float64(n), int64(refNtile(i-lo, n, 3)), lag, lead,
+				refAgg("sum", rows[lo:i+1], 1), refAgg("avg", rows[lo:peersEnd+1], 3),
+				refAgg("count", rows[lo:hi], 1), refAgg("min", rows[lo:hi], 3), refAgg("max", rows[lo:i+1], 3))
 			out[i] = r
 		}
 		lo = hi
 	}
 	return out
+}
+
+// refAgg aggregates column c of rows as Spark does (sums start from 0 and add in row order).
+func refAgg(op string, rows [][]any, c int) any {
+	var cnt int64
+	var sum float64
+	var m int64
+	for _, r := range rows {
+		if r[c] == nil {
+			continue
+		}
+		var x float64
+		if v, ok := r[c].(int64); ok {
+			x = float64(v)
+			if cnt == 0 || (op == "min" && v < m) || (op == "max" && v > m) {
+				m = v
+			}
+		} else {
+			x = r[c].(float64)
+		}
+		sum += x
+		cnt++
+	}
+	switch {
+	case op == "count":
+		return cnt
+	case cnt == 0:
+		return nil
+	case op == "sum":
+		return sum
+	case op == "avg":
+		return sum / float64(cnt)
+	}
+	return m
 }
 
 // refNtile deals rows out as Spark's NTile does: bucket sizes differ by at most one, larger first.
@@ -124,7 +164,7 @@ func refNtile(r, n, k int) int {
 }
 
 func TestWindowMatchesReference(t *testing.T) {
-	types := coltest.Types(t, "long", "double", "string")
+	types := coltest.Types(t, "long", "double", "string", "long")
 	intT, dblT := coltest.Type(t, "integer"), coltest.Type(t, "double")
 	for _, tc := range []struct {
 		name        string
@@ -137,10 +177,17 @@ func TestWindowMatchesReference(t *testing.T) {
 			col := func(i int) expr.Expr { return expr.NewColumn(i, "c", types[i]) }
 			funcs := []*Function{{Kind: RowNumber}, {Kind: Rank}, {Kind: DenseRank}, {Kind: PercentRank},
 				{Kind: CumeDist}, {Kind: NTile, Buckets: 3},
-				{Kind: Offset, Input: col(2), Rows: -1}, {Kind: Offset, Input: col(2), Rows: 2, Default: "d"}}
+				{Kind: Offset, Input: col(2), Rows: -1}, {Kind: Offset, Input: col(2), Rows: 2, Default: "d"},
+				{Kind: Aggregate, Agg: AggSum, Input: col(1), Frame: FrameRunningRows},
+				{Kind: Aggregate, Agg: AggAvg, Input: col(3), Frame: FrameRunningRange},
+				{Kind: Aggregate, Agg: AggCount, Input: col(1), Frame: FramePartition},
+				{Kind: Aggregate, Agg: AggMin, Input: col(3), Frame: FramePartition},
+				{Kind: Aggregate, Agg: AggMax, Input: col(3), Frame: FrameRunningRows}}
 			fields := []sparktype.Field{{Name: "rn", Type: intT}, {Name: "rk", Type: intT}, {Name: "dr", Type: intT},
 				{Name: "pr", Type: dblT}, {Name: "cd", Type: dblT}, {Name: "nt", Type: intT},
-				{Name: "lag", Type: types[2], Nullable: true}, {Name: "lead", Type: types[2], Nullable: true}}
+				{Name: "lag", Type: types[2], Nullable: true}, {Name: "lead", Type: types[2], Nullable: true},
+				{Name: "s", Type: dblT}, {Name: "a", Type: dblT}, {Name: "n", Type: types[0]},
+				{Name: "mn", Type: types[0]}, {Name: "mx", Type: types[0]}}
 			op, err := New(src, []expr.Expr{col(0)}, []expr.Expr{col(1)}, funcs, fields)
 			if err != nil {
 				t.Fatal(err)
@@ -156,7 +203,7 @@ func TestWindowMatchesReference(t *testing.T) {
 			}
 			for i := range want {
 				for c := range want[i] {
-					if !keyEq(got[i][c], want[i][c]) || (c == 1 && got[i][c] != nil &&
+					if !sameValue(got[i][c], want[i][c]) || (c == 1 && got[i][c] != nil &&
 						math.Signbit(got[i][c].(float64)) != math.Signbit(want[i][c].(float64))) {
 						t.Fatalf("row %d column %d: got %s, want %s", i, c, coltest.ShowRow(got[i]), coltest.ShowRow(want[i]))
 					}
@@ -176,4 +223,13 @@ func TestNtileMatchesDealing(t *testing.T) {
 			}
 		}
 	}
+}
+
+// sameValue compares results: doubles bit for bit except that any NaN matches any NaN.
+func sameValue(a, b any) bool {
+	if x, ok := a.(float64); ok {
+		y, ok := b.(float64)
+		return ok && (math.Float64bits(x) == math.Float64bits(y) || (math.IsNaN(x) && math.IsNaN(y)))
+	}
+	return keyEq(a, b)
 }

@@ -62,9 +62,29 @@ class WindowSuite extends BolideSuiteBase {
       "FROM win", Seq(Window, Window))
   }
 
+  @Test def aggregatesOverFrames(): Unit = {
+    // Running (RANGE by default with ORDER BY: peers share the value), ROWS running, whole partition.
+    checkNative("SELECT id, sum(k) OVER (PARTITION BY p ORDER BY k) AS a, avg(x) OVER (PARTITION BY p ORDER BY k) AS b, " +
+      "count(str) OVER (PARTITION BY p ORDER BY k) AS c, count(*) OVER (PARTITION BY p ORDER BY k) AS d, " +
+      "min(k) OVER (PARTITION BY p ORDER BY k) AS e, max(cast(k as int)) OVER (PARTITION BY p ORDER BY k) AS f FROM win",
+      Seq(Window))
+    checkNative("SELECT id, sum(x) OVER (PARTITION BY p ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS a, " +
+      "avg(k) OVER (PARTITION BY p ORDER BY id ROWS UNBOUNDED PRECEDING) AS b FROM win", Seq(Window))
+    checkNative("SELECT id, p, sum(x) OVER (PARTITION BY p) AS a, avg(k) OVER (PARTITION BY p) AS b, " +
+      "max(k) OVER (PARTITION BY p) AS c, count(x) OVER (PARTITION BY p) AS d FROM win", Seq(Window))
+    // One big partition, doubles added in row order (a total order makes the order Spark's).
+    checkNative("SELECT id, sum(x) OVER (ORDER BY k, id) AS a, sum(x) OVER () AS b, " +
+      "sum(cast(x * 1e15 as double)) OVER (ORDER BY str, id) AS c FROM win", Seq(Window))
+    // TPC-DS-like: running sum of an aggregate, ratio to the partition total.
+    checkNative("SELECT g, i, s, sum(s) OVER (PARTITION BY g ORDER BY i ROWS UNBOUNDED PRECEDING) AS run, " +
+      "s / sum(s) OVER (PARTITION BY g) AS ratio FROM (SELECT g, i, sum(l) AS s FROM types GROUP BY g, i)",
+      Seq(Window))
+  }
+
   @Test def refusedWindowsFallBack(): Unit = {
-    // A running sum is not native yet: the window stays in Spark and answers.
-    val df = checkNative("SELECT id, sum(k) OVER (PARTITION BY p ORDER BY id) AS s FROM win", Seq.empty)
+    // A bounded frame is not native yet: the window stays in Spark and answers.
+    val df = checkNative("SELECT id, sum(k) OVER (PARTITION BY p ORDER BY id ROWS BETWEEN 2 PRECEDING AND 1 FOLLOWING) " +
+      "AS s FROM win", Seq.empty)
     assertFalse(nativeOperators(df).contains(Window))
     assertTrue(bolideReport(df), bolideReport(df).contains("not supported natively"))
     // IGNORE NULLS.
