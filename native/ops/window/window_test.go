@@ -9,6 +9,7 @@ import (
 
 	"github.com/bolide-dev/bolide/native/columnar/coltest"
 	"github.com/bolide-dev/bolide/native/expr"
+	bmemory "github.com/bolide-dev/bolide/native/memory"
 	"github.com/bolide-dev/bolide/native/sparktype"
 )
 
@@ -232,4 +233,36 @@ func sameValue(a, b any) bool {
 		return ok && (math.Float64bits(x) == math.Float64bits(y) || (math.IsNaN(x) && math.IsNaN(y)))
 	}
 	return keyEq(a, b)
+}
+
+func TestAnsiSumOverflowAndRefusedMemory(t *testing.T) {
+	types := coltest.Types(t, "long")
+	rows := [][]any{{int64(math.MaxInt64)}, {int64(1)}}
+	src := coltest.NewSource(t, rand.New(rand.NewPCG(1, 2)), types, rows, 1)
+	f := &Function{Kind: Aggregate, Agg: AggSum, Input: expr.NewColumn(0, "c", types[0]), Frame: FramePartition, Ansi: true}
+	op, err := New(src, nil, nil, []*Function{f}, []sparktype.Field{{Name: "s", Type: types[0], Nullable: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coltest.Drain(t, op, coltest.NewCtx(64), 10); err == nil || !strings.Contains(err.Error(), "overflow") {
+		t.Fatalf("want long overflow, got %v", err)
+	}
+
+	// One partition larger than the memory Spark grants: the task fails with the reservation
+	// message, and gives everything back.
+	big := make([][]any, 200000)
+	for i := range big {
+		big[i] = []any{int64(i)}
+	}
+	src = coltest.NewSource(t, rand.New(rand.NewPCG(3, 4)), types, big, 4096)
+	op, err = New(src, nil, nil, []*Function{{Kind: RowNumber}}, []sparktype.Field{{Name: "rn", Type: coltest.Type(t, "integer")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := coltest.NewCtx(4096)
+	ctx.Alloc = bmemory.NewTaskAllocator(&coltest.Reserver{Limit: 256 << 10})
+	if _, err := coltest.Drain(t, op, ctx, 1<<20); err == nil || !strings.Contains(err.Error(), "could not reserve") {
+		t.Fatalf("want the reservation refusal, got %v", err)
+	}
+	ctx.Alloc.ReleaseAll()
 }
