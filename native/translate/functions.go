@@ -37,6 +37,10 @@ func functionStatus(f BuiltinFunction) string {
 	switch {
 	case f.Kind == "aggregate" && aggregate.Registered(short):
 		return fnNative
+	// The ranking functions are AggregateWindowFunctions (kind "aggregate"), lag and lead
+	// "window": either way the window operator decides.
+	case (f.Kind == "window" || f.Kind == "aggregate") && WindowFunctionSupported(short):
+		return fnNative
 	case f.Kind != "aggregate" && expr.Registered(short):
 		return fnNative
 	case f.Kind == "replaceable":

@@ -50,7 +50,7 @@ object BolideConf {
   /** Operators with a per-operator switch: spark.bolide.exec.<name>.enabled. */
   val OperatorNames: Seq[String] = Seq(
     "scan", "filter", "project", "hashAggregate", "localLimit", "globalLimit", "collectLimit", "sort",
-    "takeOrderedAndProject", "broadcastHashJoin", "shuffledHashJoin", "sortMergeJoin", "shuffle",
+    "takeOrderedAndProject", "broadcastHashJoin", "shuffledHashJoin", "sortMergeJoin", "shuffle", "window",
     "broadcastExchange", "emptyRelation", "expand", "coalesce", "icebergScan")
 
   val operatorEntries: Seq[Entry] = OperatorNames.map { op =>

@@ -1,0 +1,295 @@
+package window
+
+import (
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/bolide-dev/bolide/native/exec"
+	"github.com/bolide-dev/bolide/native/sparktype"
+)
+
+// Aggregates over the frames that start at the partition's first row: the running frames (ROWS
+// or RANGE UNBOUNDED PRECEDING AND CURRENT ROW) and the whole partition. Spark evaluates all of
+// them by adding the partition's rows in order into one buffer (the growing frame, or the
+// unbounded frame computed once per partition), so the aggregate of a frame is the running
+// aggregate at the frame's last row: computing the running aggregate once and reading it at each
+// row's frame end gives Spark's values, doubles included (same additions in the same order).
+
+// AggOp is an aggregate function computed over a frame.
+type AggOp uint8
+
+const (
+	AggCount AggOp = iota
+	AggSum
+	AggMin
+	AggMax
+	AggAvg
+)
+
+func (o AggOp) String() string { return [...]string{"count", "sum", "min", "max", "avg"}[o] }
+
+// Frame is the frame of an aggregate.
+type Frame uint8
+
+const (
+	// FrameRunningRows: ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW.
+	FrameRunningRows Frame = iota
+	// FrameRunningRange: RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW (to the last peer).
+	FrameRunningRange
+	// FramePartition: UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING.
+	FramePartition
+)
+
+var (
+	longType   = sparktype.Type{Kind: sparktype.Long, Name: "bigint"}
+	doubleType = sparktype.Type{Kind: sparktype.Double, Name: "double"}
+)
+
+func integral(t sparktype.Type) bool {
+	switch t.Kind {
+	case sparktype.Byte, sparktype.Short, sparktype.Int, sparktype.Long:
+		return true
+	}
+	return false
+}
+
+// aggResultType is Spark's result type of op over in (ok false: not computed natively).
+func aggResultType(op AggOp, in sparktype.Type) (sparktype.Type, bool) {
+	floating := in.Kind == sparktype.Float || in.Kind == sparktype.Double
+	switch op {
+	case AggCount:
+		return longType, true
+	case AggSum:
+		if integral(in) {
+			return longType, true
+		}
+		if floating {
+			return doubleType, true
+		}
+	case AggAvg:
+		if integral(in) || floating {
+			return doubleType, true
+		}
+	case AggMin, AggMax:
+		// Floating min/max are left to Spark: its Greatest/Least treat NaN and -0.0 by ordering
+		// rules not reproduced here.
+		if integral(in) {
+			return in, true
+		}
+	}
+	return sparktype.Type{}, false
+}
+
+// running is the running aggregate after each row of a segment (restarting at each partition).
+type running struct {
+	ints  []int64
+	flts  []float64
+	cnts  []int64
+	valid []bool
+}
+
+// widen appends a column of an integral or floating type widened to int64 or float64.
+func widen(a arrow.Array, ints []int64, flts []float64) ([]int64, []float64, error) {
+	switch c := a.(type) {
+	case *array.Int8:
+		for _, v := range c.Int8Values() {
+			ints = append(ints, int64(v))
+		}
+	case *array.Int16:
+		for _, v := range c.Int16Values() {
+			ints = append(ints, int64(v))
+		}
+	case *array.Int32:
+		for _, v := range c.Int32Values() {
+			ints = append(ints, int64(v))
+		}
+	case *array.Int64:
+		ints = append(ints, c.Int64Values()...)
+	case *array.Float32:
+		for _, v := range c.Float32Values() {
+			flts = append(flts, float64(v))
+		}
+	case *array.Float64:
+		flts = append(flts, c.Float64Values()...)
+	default:
+		return nil, nil, fmt.Errorf("window aggregate over Arrow type %s", a.DataType())
+	}
+	return ints, flts, nil
+}
+
+// computeAggregate computes f (Kind Aggregate) over seg.
+func (f *Function) computeAggregate(ctx *exec.TaskContext, seg *segment) ([]arrow.Array, error) {
+	n := seg.rows
+	var ints []int64
+	var flts []float64
+	isNull := make([]bool, 0, n)
+	for _, p := range seg.pieces {
+		c, err := f.Input.Eval(ctx, p.b)
+		if err != nil {
+			return nil, err
+		}
+		if f.Agg != AggCount { // count reads only nulls, of any type
+			ints, flts, err = widen(c, ints, flts)
+		}
+		for i := 0; i < c.Len(); i++ {
+			isNull = append(isNull, c.IsNull(i))
+		}
+		c.Release()
+		if err != nil {
+			return nil, err
+		}
+	}
+	inKind := f.Input.Type().Kind
+	// Spark's average adds its input cast to double, integers included.
+	floating := f.Agg != AggCount && (inKind == sparktype.Float || inKind == sparktype.Double || f.Agg == AggAvg)
+	if floating && ints != nil {
+		flts = make([]float64, len(ints))
+		for i, v := range ints {
+			flts[i] = float64(v)
+		}
+		ints = nil
+	}
+	// The running aggregate after each row.
+	run := running{valid: make([]bool, n), cnts: make([]int64, n)}
+	if floating {
+		run.flts = make([]float64, n)
+	} else {
+		run.ints = make([]int64, n)
+	}
+	var cnt int64
+	var si int64
+	var sf float64
+	has := false
+	g := 0
+	for _, p := range seg.pieces {
+		for r := range p.newPart {
+			if p.newPart[r] {
+				cnt, si, sf, has = 0, 0, 0, false
+			}
+			if !isNull[g] {
+				cnt++
+				if f.Agg == AggCount {
+					// nothing but the count
+				} else if floating {
+					// Spark: coalesce(coalesce(sum, 0) + x, sum), so the first value is added to 0.0.
+					sf += flts[g]
+				} else {
+					v := ints[g]
+					switch {
+					case f.Agg == AggSum:
+						r := si + v // Spark's LEGACY long addition wraps; ANSI raises
+						if f.Ansi && ((si > 0 && v > 0 && r < 0) || (si < 0 && v < 0 && r >= 0)) {
+							return nil, exec.ArithmeticOverflow("long overflow",
+								" Use 'try_add' to tolerate overflow and return NULL instead.")
+						}
+						si = r
+					case !has, f.Agg == AggMin && v < si, f.Agg == AggMax && v > si:
+						si = v
+					}
+				}
+				has = true
+			}
+			run.cnts[g] = cnt
+			run.valid[g] = has
+			if floating {
+				run.flts[g] = sf
+			} else {
+				run.ints[g] = si
+			}
+			g++
+		}
+	}
+	// Each row reads the running aggregate at its frame's last row.
+	out := make([]arrow.Array, len(seg.pieces))
+	st := rankState{seg: seg}
+	g = 0
+	partStart := 0
+	for pi, p := range seg.pieces {
+		rows := p.b.NumRows
+		idx := make([]int, rows)
+		for r := 0; r < rows; r++ {
+			st.advance(p.newPart[r], p.newPeer[r])
+			if p.newPart[r] {
+				partStart = g
+			}
+			switch f.Frame {
+			case FrameRunningRows:
+				idx[r] = g
+			case FrameRunningRange:
+				idx[r] = partStart + st.peerEndRow - 1
+			case FramePartition:
+				idx[r] = partStart + st.partSize - 1
+			}
+			g++
+		}
+		col, err := f.aggColumn(ctx.Alloc, &run, idx, floating)
+		if err != nil {
+			releaseAll(out)
+			return nil, err
+		}
+		out[pi] = col
+	}
+	return out, nil
+}
+
+// aggColumn builds the result column of the rows whose frames end at idx.
+func (f *Function) aggColumn(alloc memory.Allocator, run *running, idx []int, floating bool) (arrow.Array, error) {
+	rt := f.resultType()
+	b := array.NewBuilder(alloc, rt.Arrow())
+	defer b.Release()
+	b.Reserve(len(idx))
+	switch bb := b.(type) {
+	case *array.Int64Builder:
+		for _, i := range idx {
+			switch {
+			case f.Agg == AggCount:
+				bb.UnsafeAppend(run.cnts[i])
+			case !run.valid[i]:
+				bb.UnsafeAppendBoolToBitmap(false)
+			default:
+				bb.UnsafeAppend(run.ints[i])
+			}
+		}
+	case *array.Float64Builder:
+		for _, i := range idx {
+			switch {
+			case !run.valid[i]:
+				bb.UnsafeAppendBoolToBitmap(false)
+			case f.Agg == AggAvg:
+				bb.UnsafeAppend(run.flts[i] / float64(run.cnts[i]))
+			default:
+				bb.UnsafeAppend(run.flts[i])
+			}
+		}
+	case *array.Int32Builder:
+		for _, i := range idx {
+			if !run.valid[i] {
+				bb.UnsafeAppendBoolToBitmap(false)
+			} else {
+				bb.UnsafeAppend(int32(run.ints[i]))
+			}
+		}
+	case *array.Int16Builder:
+		for _, i := range idx {
+			if !run.valid[i] {
+				bb.UnsafeAppendBoolToBitmap(false)
+			} else {
+				bb.UnsafeAppend(int16(run.ints[i]))
+			}
+		}
+	case *array.Int8Builder:
+		for _, i := range idx {
+			if !run.valid[i] {
+				bb.UnsafeAppendBoolToBitmap(false)
+			} else {
+				bb.UnsafeAppend(int8(run.ints[i]))
+			}
+		}
+	default:
+		return nil, fmt.Errorf("window aggregate result of type %s", rt)
+	}
+	return b.NewArray(), nil
+}

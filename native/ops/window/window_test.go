@@ -1,0 +1,268 @@
+package window
+
+import (
+	"math"
+	"math/rand/v2"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/bolide-dev/bolide/native/columnar/coltest"
+	"github.com/bolide-dev/bolide/native/expr"
+	bmemory "github.com/bolide-dev/bolide/native/memory"
+	"github.com/bolide-dev/bolide/native/sparktype"
+)
+
+// keyEq is the reference key equality (Spark's: NaN = NaN, -0.0 = 0.0, null = null).
+func keyEq(a, b any) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	if x, ok := a.(float64); ok {
+		y := b.(float64)
+		return x == y || (math.IsNaN(x) && math.IsNaN(y))
+	}
+	return a == b
+}
+
+// orderLess is Spark's ascending order with nulls first: NaN after everything.
+func orderLess(a, b any) bool {
+	if a == nil || b == nil {
+		return a == nil && b != nil
+	}
+	x, y := a.(float64), b.(float64)
+	if math.IsNaN(x) || math.IsNaN(y) {
+		return !math.IsNaN(x)
+	}
+	return x < y
+}
+
+func genRows(rng *rand.Rand, n, parts int) [][]any {
+	specials := []any{nil, math.NaN(), -0.0, 0.0, 1.5, -2.0, 3.0}
+	rows := make([][]any, n)
+	for i := range rows {
+		var p any
+		if rng.IntN(10) > 0 {
+			p = int64(rng.IntN(parts))
+		}
+		var v any
+		if rng.IntN(5) > 0 {
+			v = strings.Repeat("x", rng.IntN(4)) + string(rune('a'+rng.IntN(26)))
+		}
+		var l any
+		if rng.IntN(6) > 0 {
+			l = int64(rng.IntN(2000)) - 1000
+		}
+		rows[i] = []any{p, specials[rng.IntN(len(specials))], v, l}
+	}
+	sort.SliceStable(rows, func(i, j int) bool {
+		a, b := rows[i], rows[j]
+		if !keyEq(a[0], b[0]) {
+			return a[0] == nil || (b[0] != nil && a[0].(int64) < b[0].(int64))
+		}
+		return orderLess(a[1], b[1])
+	})
+	return rows
+}
+
+// reference computes row_number, rank, dense_rank, percent_rank, cume_dist, ntile(3),
+// lag(v, 1), lead(v, 2, "d") naively.
+func reference(rows [][]any) [][]any {
+	out := make([][]any, len(rows))
+	for lo := 0; lo < len(rows); {
+		hi := lo
+		for hi < len(rows) && keyEq(rows[hi][0], rows[lo][0]) {
+			hi++
+		}
+		n := hi - lo
+		for i := lo; i < hi; i++ {
+			rank, dense := 1, 1
+			for j := lo + 1; j <= i; j++ {
+				if !keyEq(rows[j][1], rows[j-1][1]) {
+					dense++
+				}
+			}
+			for j := lo; j < i; j++ {
+				if !keyEq(rows[j][1], rows[i][1]) {
+					rank = j - lo + 2
+				}
+			}
+			peersEnd := i
+			for peersEnd+1 < hi && keyEq(rows[peersEnd+1][1], rows[i][1]) {
+				peersEnd++
+			}
+			pr := 0.0
+			if n > 1 {
+				pr = float64(rank-1) / float64(n-1)
+			}
+			var lag, lead any
+			if i-1 >= lo {
+				lag = rows[i-1][2]
+			}
+			lead = "d"
+			if i+2 < hi {
+				lead = rows[i+2][2]
+			}
+			r := append(append([]any(nil), rows[i]...), int64(i-lo+1), int64(rank), int64(dense), pr,
+				float64(peersEnd-lo+1)/float64(n), int64(refNtile(i-lo, n, 3)), lag, lead,
+				refAgg("sum", rows[lo:i+1], 1), refAgg("avg", rows[lo:peersEnd+1], 3),
+				refAgg("count", rows[lo:hi], 1), refAgg("min", rows[lo:hi], 3), refAgg("max", rows[lo:i+1], 3))
+			out[i] = r
+		}
+		lo = hi
+	}
+	return out
+}
+
+// refAgg aggregates column c of rows as Spark does (sums start from 0 and add in row order).
+func refAgg(op string, rows [][]any, c int) any {
+	var cnt int64
+	var sum float64
+	var m int64
+	for _, r := range rows {
+		if r[c] == nil {
+			continue
+		}
+		var x float64
+		if v, ok := r[c].(int64); ok {
+			x = float64(v)
+			if cnt == 0 || (op == "min" && v < m) || (op == "max" && v > m) {
+				m = v
+			}
+		} else {
+			x = r[c].(float64)
+		}
+		sum += x
+		cnt++
+	}
+	switch {
+	case op == "count":
+		return cnt
+	case cnt == 0:
+		return nil
+	case op == "sum":
+		return sum
+	case op == "avg":
+		return sum / float64(cnt)
+	}
+	return m
+}
+
+// refNtile deals rows out as Spark's NTile does: bucket sizes differ by at most one, larger first.
+func refNtile(r, n, k int) int {
+	b, start := 1, 0
+	for ; b <= k; b++ {
+		size := n / k
+		if b <= n%k {
+			size++
+		}
+		if r < start+size {
+			return b
+		}
+		start += size
+	}
+	return k
+}
+
+func TestWindowMatchesReference(t *testing.T) {
+	types := coltest.Types(t, "long", "double", "string", "long")
+	intT, dblT := coltest.Type(t, "integer"), coltest.Type(t, "double")
+	for _, tc := range []struct {
+		name        string
+		n, parts, b int
+	}{{"small partitions", 2000, 400, 37}, {"one partition", 3000, 1, 256}, {"few", 1500, 3, 7}, {"empty", 0, 1, 5}} {
+		t.Run(tc.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(7, uint64(tc.n)))
+			rows := genRows(rng, tc.n, tc.parts)
+			src := coltest.NewSource(t, rng, types, rows, tc.b)
+			col := func(i int) expr.Expr { return expr.NewColumn(i, "c", types[i]) }
+			funcs := []*Function{{Kind: RowNumber}, {Kind: Rank}, {Kind: DenseRank}, {Kind: PercentRank},
+				{Kind: CumeDist}, {Kind: NTile, Buckets: 3},
+				{Kind: Offset, Input: col(2), Rows: -1}, {Kind: Offset, Input: col(2), Rows: 2, Default: "d"},
+				{Kind: Aggregate, Agg: AggSum, Input: col(1), Frame: FrameRunningRows},
+				{Kind: Aggregate, Agg: AggAvg, Input: col(3), Frame: FrameRunningRange},
+				{Kind: Aggregate, Agg: AggCount, Input: col(1), Frame: FramePartition},
+				{Kind: Aggregate, Agg: AggMin, Input: col(3), Frame: FramePartition},
+				{Kind: Aggregate, Agg: AggMax, Input: col(3), Frame: FrameRunningRows}}
+			fields := []sparktype.Field{{Name: "rn", Type: intT}, {Name: "rk", Type: intT}, {Name: "dr", Type: intT},
+				{Name: "pr", Type: dblT}, {Name: "cd", Type: dblT}, {Name: "nt", Type: intT},
+				{Name: "lag", Type: types[2], Nullable: true}, {Name: "lead", Type: types[2], Nullable: true},
+				{Name: "s", Type: dblT}, {Name: "a", Type: dblT}, {Name: "n", Type: types[0]},
+				{Name: "mn", Type: types[0]}, {Name: "mx", Type: types[0]}}
+			op, err := New(src, []expr.Expr{col(0)}, []expr.Expr{col(1)}, funcs, fields)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx := coltest.NewCtx(64)
+			got, err := coltest.Drain(t, op, ctx, 1<<20)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := reference(rows)
+			if len(got) != len(want) {
+				t.Fatalf("%d rows, want %d", len(got), len(want))
+			}
+			for i := range want {
+				for c := range want[i] {
+					if !sameValue(got[i][c], want[i][c]) || (c == 1 && got[i][c] != nil &&
+						math.Signbit(got[i][c].(float64)) != math.Signbit(want[i][c].(float64))) {
+						t.Fatalf("row %d column %d: got %s, want %s", i, c, coltest.ShowRow(got[i]), coltest.ShowRow(want[i]))
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestNtileMatchesDealing(t *testing.T) {
+	for n := 1; n < 40; n++ {
+		for k := int64(1); k < 12; k++ {
+			for r := 0; r < n; r++ {
+				if got, want := ntile(r, n, k), refNtile(r, n, int(k)); got != want {
+					t.Fatalf("ntile(r=%d, n=%d, k=%d) = %d, want %d", r, n, k, got, want)
+				}
+			}
+		}
+	}
+}
+
+// sameValue compares results: doubles bit for bit except that any NaN matches any NaN.
+func sameValue(a, b any) bool {
+	if x, ok := a.(float64); ok {
+		y, ok := b.(float64)
+		return ok && (math.Float64bits(x) == math.Float64bits(y) || (math.IsNaN(x) && math.IsNaN(y)))
+	}
+	return keyEq(a, b)
+}
+
+func TestAnsiSumOverflowAndRefusedMemory(t *testing.T) {
+	types := coltest.Types(t, "long")
+	rows := [][]any{{int64(math.MaxInt64)}, {int64(1)}}
+	src := coltest.NewSource(t, rand.New(rand.NewPCG(1, 2)), types, rows, 1)
+	f := &Function{Kind: Aggregate, Agg: AggSum, Input: expr.NewColumn(0, "c", types[0]), Frame: FramePartition, Ansi: true}
+	op, err := New(src, nil, nil, []*Function{f}, []sparktype.Field{{Name: "s", Type: types[0], Nullable: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coltest.Drain(t, op, coltest.NewCtx(64), 10); err == nil || !strings.Contains(err.Error(), "overflow") {
+		t.Fatalf("want long overflow, got %v", err)
+	}
+
+	// One partition larger than the memory Spark grants: the task fails with the reservation
+	// message, and gives everything back.
+	big := make([][]any, 200000)
+	for i := range big {
+		big[i] = []any{int64(i)}
+	}
+	src = coltest.NewSource(t, rand.New(rand.NewPCG(3, 4)), types, big, 4096)
+	op, err = New(src, nil, nil, []*Function{{Kind: RowNumber}}, []sparktype.Field{{Name: "rn", Type: coltest.Type(t, "integer")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := coltest.NewCtx(4096)
+	ctx.Alloc = bmemory.NewTaskAllocator(&coltest.Reserver{Limit: 256 << 10})
+	if _, err := coltest.Drain(t, op, ctx, 1<<20); err == nil || !strings.Contains(err.Error(), "could not reserve") {
+		t.Fatalf("want the reservation refusal, got %v", err)
+	}
+	ctx.Alloc.ReleaseAll()
+}
