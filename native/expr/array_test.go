@@ -162,3 +162,20 @@ func TestArrayItem(t *testing.T) {
 		}
 	}
 }
+
+func TestArrayMinMax(t *testing.T) {
+	ints := listColumn(t, arrIntJSON, []any{3, nil, 1, 2}, nil, []any{}, []any{nil})
+	got, err := run(t, node("ArrayMin", "integer", "child", nestedCol(0, arrIntJSON)), ints)
+	expectRows(t, "array_min", got, err, "1", "null", "null", "null")
+	got, err = run(t, node("ArrayMax", "integer", "child", nestedCol(0, arrIntJSON)), ints)
+	expectRows(t, "array_max", got, err, "3", "null", "null", "null")
+	negZero := math.Copysign(0, -1)
+	dbl := listColumn(t, arrDoubleJSON, []any{1.0, math.NaN(), -5.0}, []any{0.0, negZero}, []any{negZero, 0.0})
+	got, err = run(t, node("ArrayMax", "double", "child", nestedCol(0, arrDoubleJSON)), dbl)
+	expectRows(t, "array_max double", got, err, "NaN", "0", "-0.0")
+	got, err = run(t, node("ArrayMin", "double", "child", nestedCol(0, arrDoubleJSON)), dbl)
+	expectRows(t, "array_min double", got, err, "-5", "0", "-0.0")
+	strs := listColumn(t, arrStrJSON, []any{"b", "ü", "a"}, []any{nil, ""})
+	got, err = run(t, node("ArrayMax", "string", "child", nestedCol(0, arrStrJSON)), strs)
+	expectRows(t, "array_max string", got, err, "ü", "")
+}

@@ -49,6 +49,35 @@ class CollectionFunctionsSuite extends BolideSuiteBase {
     checkNative("SELECT id FROM coll_data WHERE array_contains(ai, 3) OR size(m) > 1", Seq(Scan))
   }
 
+  @Test def elementAccess(): Unit = {
+    withConf("spark.sql.ansi.enabled" -> "false") {
+      checkNative("SELECT id, ai[1], ai[0], ai[n], ai[-1], astr[1], ad[2], element_at(ai, 2), element_at(ai, -1), " +
+        "element_at(astr, -3), element_at(ai, 100), element_at(ai, CAST(NULL AS INT)) FROM coll_data", Seq(Scan, Project))
+    }
+    checkNative("SELECT id, try_element_at(ai, 1), try_element_at(astr, -1), try_element_at(ad, 5) FROM coll_data",
+      Seq(Scan, Project))
+  }
+
+  /** ANSI element access raises INVALID_ARRAY_INDEX*, which stays in Spark: same error either way. */
+  @Test def ansiElementAccessStaysInSpark(): Unit = {
+    val df = checkNative("SELECT id, element_at(ai, 1), ai[0] FROM coll_data WHERE size(ai) > 0", Seq(Scan))
+    assertFalse(operatorReport(df)._1.contains(Project))
+    val sql = "SELECT id, element_at(ai, 3) FROM coll_data"
+    val off = withConf("spark.bolide.enabled" -> "false") { errorClassOf(thrownBy(spark.sql(sql).collect())) }
+    val on = errorClassOf(thrownBy(spark.sql(sql).collect()))
+    assertEquals(off, on)
+  }
+
+  @Test def minAndMax(): Unit = {
+    checkNative("SELECT id, array_min(ai), array_max(ai), array_min(ad), array_max(ad), array_min(astr), " +
+      "array_max(astr), array_max(map_values(m)), array_min(map_keys(m)) FROM coll_data", Seq(Scan, Project))
+  }
+
+  @Test def mapParts(): Unit = {
+    checkNative("SELECT id, map_keys(m), map_values(m), size(map_keys(m)), array_contains(map_keys(m), 'a'), " +
+      "array_position(map_values(m), 2) FROM coll_data", Seq(Scan, Project))
+  }
+
   /** Nested elements are refused: the projection stays in Spark and still answers. */
   @Test def nestedElementsFallBack(): Unit = {
     val df = checkNative("SELECT id, array_contains(aa, array(1, 2)) FROM coll_data", Seq(Scan))
