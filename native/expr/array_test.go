@@ -179,3 +179,25 @@ func TestArrayMinMax(t *testing.T) {
 	got, err = run(t, node("ArrayMax", "string", "child", nestedCol(0, arrStrJSON)), strs)
 	expectRows(t, "array_max string", got, err, "ü", "")
 }
+
+func TestConstructors(t *testing.T) {
+	a, b := column(t, "integer", 1, nil, 3), column(t, "integer", 4, 5, nil)
+	arr := fmt.Sprintf(`{"class":%q,"dataType":%s,"nullable":false,"fields":{"children":[%s,%s,%s],"useStringTypeWhenEmpty":false}}`,
+		pkg+"CreateArray", arrIntJSON, col(0, "integer"), col(1, "integer"), litInt(9))
+	size := node("Size", "integer", "child", arr, "legacySizeOfNull", "false")
+	got, err := run(t, size, a, b)
+	expectRows(t, "size(array(a, b, 9))", got, err, "3", "3", "3")
+	second := node("GetArrayItem", "integer", "child", arr, "ordinal", litInt(1), "failOnError", "false")
+	got, err = run(t, second, a, b)
+	expectRows(t, "array(a, b, 9)[1]", got, err, "4", "5", "null")
+	got, err = run(t, node("ArrayMax", "integer", "child", arr), a, b)
+	expectRows(t, "array_max(array(a, b, 9))", got, err, "9", "9", "9")
+
+	stJSON := `{"type":"struct","fields":[{"name":"x","type":"integer","nullable":true,"metadata":{}},{"name":"y","type":"string","nullable":false,"metadata":{}}]}`
+	st := fmt.Sprintf(`{"class":%q,"dataType":%s,"nullable":false,"fields":{"children":[%s,%s,%s,%s]}}`,
+		pkg+"CreateNamedStruct", stJSON, litStr("x"), col(0, "integer"), litStr("y"), litStr("ü"))
+	got, err = run(t, node("GetStructField", "integer", "child", st, "ordinal", "0"), a)
+	expectRows(t, "named_struct(...).x", got, err, "1", "null", "3")
+	got, err = run(t, node("GetStructField", "string", "child", st, "ordinal", "1"), a)
+	expectRows(t, "named_struct(...).y", got, err, "ü", "ü", "ü")
+}

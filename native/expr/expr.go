@@ -88,12 +88,14 @@ func Translate(e *plan.Expr, conf *plan.Conf) (Expr, error) {
 	if !t.Supported() && short != "Literal" && !(nestedOK[short] && t.Readable()) {
 		return nil, &Unsupported{Reason: fmt.Sprintf("%s returns type %s, not supported natively", short, t)}
 	}
-	if !nestedOK[short] {
+	out, err := ent.translate(e, conf)
+	if err == nil && !nestedOK[short] {
+		// Checked after the translator so that its own refusal, when it has one, is the reason.
 		if arg := nestedArgument(e); arg != "" {
 			return nil, &Unsupported{Reason: fmt.Sprintf("%s of a %s argument is not supported natively", short, arg)}
 		}
 	}
-	return ent.translate(e, conf)
+	return out, err
 }
 
 // Supported lists the registered expression classes with their docs, and the families of called

@@ -73,6 +73,13 @@ class CollectionFunctionsSuite extends BolideSuiteBase {
       "array_max(astr), array_max(map_values(m)), array_min(map_keys(m)) FROM coll_data", Seq(Scan, Project))
   }
 
+  @Test def constructors(): Unit = {
+    checkNative("SELECT id, array(id, n), array(s, 'ü€', NULL), array(d, -0.0D), named_struct('k', id, 'v', s), " +
+      "struct(n, ai, m), named_struct('x', st.a, 'y', array(n)) FROM coll_data", Seq(Scan, Project))
+    checkNative("SELECT id, size(array(n, n, 1)), array_max(array(n, id * 2)), array_contains(array(s, 'x'), 'b') " +
+      "FROM coll_data", Seq(Scan, Project))
+  }
+
   @Test def mapParts(): Unit = {
     checkNative("SELECT id, map_keys(m), map_values(m), size(map_keys(m)), array_contains(map_keys(m), 'a'), " +
       "array_position(map_values(m), 2) FROM coll_data", Seq(Scan, Project))
