@@ -201,3 +201,11 @@ func TestConstructors(t *testing.T) {
 	got, err = run(t, node("GetStructField", "string", "child", st, "ordinal", "1"), a)
 	expectRows(t, "named_struct(...).y", got, err, "ü", "ü", "ü")
 }
+
+func TestElementAtDefaultRefused(t *testing.T) {
+	js := node("ElementAt", "integer", "left", nestedCol(0, arrIntJSON), "right", litInt(1), "failOnError", "false",
+		"defaultValueOutOfBound", litInt(0))
+	if _, err := Translate(parse(t, js), &plan.Conf{}); err == nil {
+		t.Fatal("element_at with a default value translated")
+	}
+}

@@ -47,6 +47,11 @@ func translateElementAt(e *plan.Expr, conf *plan.Conf) (Expr, error) {
 	if fail, err := e.Bool("failOnError"); err != nil || fail {
 		return nil, unsupported("element_at in ANSI mode raises INVALID_ARRAY_INDEX_IN_ELEMENT_AT, which stays in Spark")
 	}
+	if e.Has("defaultValueOutOfBound") {
+		if raw, _ := e.Raw("defaultValueOutOfBound"); !isJSONNull(raw) {
+			return nil, unsupported("element_at with a default value out of bounds is not supported natively")
+		}
+	}
 	arr, err := translateChild(e, "left", conf)
 	if err != nil {
 		return nil, err
