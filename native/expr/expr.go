@@ -4,6 +4,7 @@
 package expr
 
 import (
+	"encoding/json"
 	"fmt"
 	"sort"
 
@@ -34,6 +35,20 @@ type entry struct {
 }
 
 var registry = map[string]entry{}
+
+// nestedOK lists the classes that may take or return nested values (structs, arrays, maps).
+// Every other translator was written for atomic types only and may assume them, so Translate
+// keeps nested-typed arguments away from it.
+var nestedOK = map[string]bool{
+	"AttributeReference": true, "BoundReference": true, "Alias": true, "IsNull": true, "IsNotNull": true,
+}
+
+// RegisterNested is Register for a class whose translator handles nested arguments or results
+// itself (refusing, with a reason, the shapes it cannot compute).
+func RegisterNested(shortClass, doc string, t Translator) {
+	Register(shortClass, doc, t)
+	nestedOK[shortClass] = true
+}
 
 // Register adds a translator for a Catalyst class (short name, e.g. "Add"); doc is one line for the
 // generated support document. Registration happens in init functions of the family files.
@@ -70,10 +85,17 @@ func Translate(e *plan.Expr, conf *plan.Conf) (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !t.Supported() && short != "Literal" {
+	if !t.Supported() && short != "Literal" && !(nestedOK[short] && t.Readable()) {
 		return nil, &Unsupported{Reason: fmt.Sprintf("%s returns type %s, not supported natively", short, t)}
 	}
-	return ent.translate(e, conf)
+	out, err := ent.translate(e, conf)
+	if err == nil && !nestedOK[short] {
+		// Checked after the translator so that its own refusal, when it has one, is the reason.
+		if arg := nestedArgument(e); arg != "" {
+			return nil, &Unsupported{Reason: fmt.Sprintf("%s of a %s argument is not supported natively", short, arg)}
+		}
+	}
+	return out, err
 }
 
 // Supported lists the registered expression classes with their docs, and the families of called
@@ -87,4 +109,33 @@ func Supported() [][2]string {
 	out = append(out, callDocs()...)
 	sort.Slice(out, func(i, j int) bool { return out[i][0] < out[j][0] })
 	return out
+}
+
+// nestedArgument returns the type of the first direct child expression of e whose type is nested,
+// or "" when there is none.
+func nestedArgument(e *plan.Expr) string {
+	for _, raw := range e.Fields {
+		if len(raw) == 0 || (raw[0] != '{' && raw[0] != '[') {
+			continue
+		}
+		var kids []plan.Expr
+		if raw[0] == '{' {
+			var one plan.Expr
+			if json.Unmarshal(raw, &one) != nil {
+				continue
+			}
+			kids = []plan.Expr{one}
+		} else if json.Unmarshal(raw, &kids) != nil {
+			continue
+		}
+		for i := range kids {
+			if kids[i].Class == "" || len(kids[i].DataType) == 0 {
+				continue
+			}
+			if t, err := kids[i].Type(); err == nil && t.Nested() {
+				return t.String()
+			}
+		}
+	}
+	return ""
 }
