@@ -47,6 +47,11 @@ type javaFloatDigits struct {
 	n      int
 	decExp int
 	neg    bool
+	// exact and roundedUp are FloatingDecimal's decimalDigitsExact() and digitsRoundedUp(),
+	// which java.text.DigitList reads to round a trailing '5' (formatnumber.go): the digits are
+	// the exact value, or were rounded up from it; both false when they were truncated (and for
+	// the integral easy case, where Java never sets them).
+	exact, roundedUp bool
 	// Scratch big integers for FloatingDecimal's big integer path.
 	b, s, m, tens, t big.Int
 }
@@ -286,6 +291,7 @@ func (d *javaFloatDigits) floatingDecimal(f float64, bitSize int) {
 }
 
 func (d *javaFloatDigits) dtoa(binExp int, fractBits int64, nSignificantBits int) {
+	d.exact, d.roundedUp = false, false
 	tailZeros := bits.TrailingZeros64(uint64(fractBits))
 	nFractBits := fdExpShift + 1 - tailZeros // significant bits of fractBits
 	nTinyBits := max(0, nFractBits-binExp-1) // significant bits right of the point
@@ -342,11 +348,11 @@ func (d *javaFloatDigits) dtoa(binExp int, fractBits int64, nSignificantBits int
 	if bBits < 64 && tenSBits < 64 {
 		if bBits < 32 && tenSBits < 32 {
 			// All ints: Java's int arithmetic, wrapping included.
-			nd, decExp, low, high, lowDigitDifference = dtoaDigitLoop(&d.buf,
+			nd, decExp, low, high, lowDigitDifference, d.exact = dtoaDigitLoop(&d.buf,
 				(int32(fractBits)*fdSmall5Pow[b5])<<b2, fdSmall5Pow[s5]<<s2, fdSmall5Pow[m5]<<m2, decExp)
 		} else {
 			// All longs.
-			nd, decExp, low, high, lowDigitDifference = dtoaDigitLoop(&d.buf,
+			nd, decExp, low, high, lowDigitDifference, d.exact = dtoaDigitLoop(&d.buf,
 				(fractBits*fdLong5Pow[b5])<<b2, fdLong5Pow[s5]<<s2, fdLong5Pow[m5]<<m2, decExp)
 		}
 	} else {
@@ -383,6 +389,7 @@ func (d *javaFloatDigits) dtoa(binExp int, fractBits int64, nSignificantBits int
 		if high && low {
 			lowDigitDifference = int64(t.Lsh(B, 1).Cmp(tenS))
 		}
+		d.exact = B.Sign() == 0
 	}
 	d.decExp = decExp + 1
 	d.first = 0
@@ -424,6 +431,7 @@ func quoRemIteration(B, S, t *big.Int) int {
 // roundup adds one to the last digit, carrying; a carry out of the first digit leaves "1"
 // followed by the zeros already there, one decimal exponent higher (Java keeps nDigits).
 func (d *javaFloatDigits) roundup() {
+	d.roundedUp = true
 	i := d.first + d.n - 1
 	q := d.buf[i]
 	if q == '9' {
@@ -488,8 +496,9 @@ func fdEstimateDecExp(fractBits int64, binExp int) int {
 
 // dtoaDigitLoop is dtoa's digit loop over B = b, S = s and M = m in Java's int (int32) or long
 // (int64) arithmetic, wrapping as Java wraps. It writes the digits into buf and returns their
-// count, the decimal exponent, whether the last digit is low or high, and 2B - 10S.
-func dtoaDigitLoop[T int32 | int64](buf *[24]byte, b, s, m T, decExp int) (nd, exp int, low, high bool, lowDigitDifference int64) {
+// count, the decimal exponent, whether the last digit is low or high, 2B - 10S and whether the
+// remainder is zero (the digits are exact).
+func dtoaDigitLoop[T int32 | int64](buf *[24]byte, b, s, m T, decExp int) (nd, exp int, low, high bool, lowDigitDifference int64, exact bool) {
 	tens := s * 10
 	q := b / s
 	b = 10 * (b % s)
@@ -518,5 +527,5 @@ func dtoaDigitLoop[T int32 | int64](buf *[24]byte, b, s, m T, decExp int) (nd, e
 		buf[nd] = byte('0' + q)
 		nd++
 	}
-	return nd, decExp, low, high, int64((b << 1) - tens)
+	return nd, decExp, low, high, int64((b << 1) - tens), b == 0
 }
