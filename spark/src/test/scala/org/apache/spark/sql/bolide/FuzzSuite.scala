@@ -168,12 +168,12 @@ class FuzzSuite extends BolideSuiteBase {
     val flat = examples.flatMap { case (name, e) =>
       val n = e.collect { case l: Literal if l.value != null => l }.size
       val variants = (if (n > 0) Seq((0 until n).toSet) else Nil) ++ (if (n > 1) Seq(Set(r.nextInt(n))) else Nil)
-      variants.flatMap(v => planned(name, replaceLiterals(e, v, r, Map.empty)))
+      variants.flatMap(v => planned(name, replaceLiterals(name, e, v, r, Map.empty)))
     }.distinct.toIndexedSeq
     val byType = flat.groupBy(_.dataType)
     val nested = examples.flatMap { case (name, e) =>
       val n = e.collect { case l: Literal if l.value != null => l }.size
-      if (n == 0) None else planned(name, replaceLiterals(e, (0 until n).toSet, r, byType))
+      if (n == 0) None else planned(name, replaceLiterals(name, e, (0 until n).toSet, r, byType))
     }
     (flat ++ nested).distinct
   }
@@ -183,18 +183,25 @@ class FuzzSuite extends BolideSuiteBase {
    * replaced by a column of the literal's type (or a try_cast of one), or now and then by another
    * call of that type.
    */
-  private def replaceLiterals(e: Expression, which: Set[Int], r: Random, calls: Map[DataType, Seq[Call]]): Expression = {
+  private def replaceLiterals(function: String, e: Expression, which: Set[Int], r: Random,
+      calls: Map[DataType, Seq[Call]]): Expression = {
+    // A function whose output grows with an integer argument (space(2147483647)) makes Spark
+    // itself throw OutOfMemoryError, which kills the executor JVM: its integers stay small.
+    val bounded = SizeFunctions(function)
     var i = -1
     e.transformUp {
       case l: Literal if l.value != null =>
         i += 1
         if (!which(i)) l
+        else if (bounded && (l.dataType == IntegerType || l.dataType == LongType)) UnresolvedAttribute("c_small")
         else calls.get(l.dataType).filter(_ => r.nextInt(3) == 0) match {
           case Some(cs) => parser(cs(r.nextInt(cs.size)).sql)
           case None => columnFor(l.dataType, r).getOrElse(l)
         }
     }
   }
+
+  private val SizeFunctions = Set("space", "repeat", "lpad", "rpad", "format_number", "array_repeat", "sequence")
 
   private def parser(sql: String): Expression = spark.sessionState.sqlParser.parseExpression(sql)
 
