@@ -14,7 +14,7 @@ import (
 
 // Conv (conv(num, fromBase, toBase)) as Spark 4.1's NumberConverter.convert computes it (the
 // MySQL/Hive algorithm through a 64-bit unsigned value): null for a base outside [2, 36] (by
-// absolute value for toBase) or an empty num; a leading '-' is taken off; the digits are read
+// absolute value for toBase) or a num empty once Conv trimmed its spaces; a leading '-' is taken off; the digits are read
 // up to the first byte that is not a digit of fromBase (non-ASCII bytes never are); on overflow
 // the value is -1 (all ones), or with ansiEnabled ARITHMETIC_OVERFLOW ("Overflow in function
 // conv()"). A positive toBase prints the value unsigned (a negative input negated first, -1
@@ -77,7 +77,19 @@ var digitOf = func() (d [256]byte) {
 	return
 }()
 
-// convRow appends conv(n, from, to) to dst; ok is false for a null result.
+// trimSpaces is UTF8String.trim, which Conv.nullSafeEval applies before NumberConverter: spaces
+// (0x20 only) off both ends.
+func trimSpaces(n []byte) []byte {
+	for len(n) > 0 && n[0] == ' ' {
+		n = n[1:]
+	}
+	for len(n) > 0 && n[len(n)-1] == ' ' {
+		n = n[:len(n)-1]
+	}
+	return n
+}
+
+// convRow appends NumberConverter.convert(n, from, to) to dst; ok is false for a null result.
 func convRow(dst, n []byte, from, to int32, ansi bool) ([]byte, bool, error) {
 	if from < 2 || from > 36 || to < -36 || to > 36 || (to > -2 && to < 2) || len(n) == 0 {
 		return dst, false, nil
@@ -184,7 +196,7 @@ func (e *conv) evalMasked(ctx *exec.TaskContext, b *columnar.Batch, active []byt
 			continue
 		}
 		j := i & sm
-		res, ok, err := convRow(out.room()[:0], data[offs[j]:offs[j+1]], from[i&fm], to[i&tm], e.ansi)
+		res, ok, err := convRow(out.room()[:0], trimSpaces(data[offs[j]:offs[j+1]]), from[i&fm], to[i&tm], e.ansi)
 		if err != nil {
 			out.release()
 			if k.vbuf != nil {

@@ -524,3 +524,11 @@ func TestConvColumns(t *testing.T) {
 	got, err := run(t, js, column(t, "string", "ff", nil, "-1", "z"), column(t, "integer", 16, 16, 10, 1))
 	expectRows(t, "conv", got, err, "255", "null", "-1", "null")
 }
+
+// Conv hands NumberConverter its string trimmed of spaces (UTF8String.trim: 0x20 only), so a
+// string of spaces is null, not 0 (the fuzzer's seed 20261204 found it), and a tab stays.
+func TestConvTrimsSpaces(t *testing.T) {
+	js := node("Conv", "string", "numExpr", col(0, "string"), "fromBaseExpr", litInt(16), "toBaseExpr", litInt(10), "ansiEnabled", "true")
+	got, err := run(t, js, column(t, "string", " ", "", "  ff  ", "\tff", " -1 "))
+	expectRows(t, "conv", got, err, "null", "null", "255", "0", "18446744073709551615")
+}
