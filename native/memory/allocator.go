@@ -87,6 +87,11 @@ type TaskAllocator struct {
 	reserved int64 // bytes currently reserved from Spark
 	peak     int64
 	failed   error // sticky: the first reservation failure
+	// failedLive: when the reservation was refused, the live bytes (pool and quarantine
+	// excluded) were already over what Spark had granted. Dropping the cache of freed buffers
+	// cannot answer such a refusal, even once the live bytes have fallen back (the batch that
+	// overran was released): the task did use memory it was refused, so only a spill may clear it.
+	failedLive bool
 
 	// pool keeps freed buffers by power-of-two size class for reuse within the task: a fresh
 	// calloc of a batch-sized buffer (~128 KiB) gets new mmap'd, zero-faulted pages every time,
@@ -160,7 +165,18 @@ func (a *TaskAllocator) grow(n int64) {
 	}
 	if err != nil && a.failed == nil {
 		a.failed = err
+		a.failedLive = a.liveLocked() > a.reserved
 	}
+}
+
+// liveLocked returns the bytes handed out and not yet freed: used minus the pooled and, in
+// checking mode, quarantined buffers.
+func (a *TaskAllocator) liveLocked() int64 {
+	u := a.used - a.pooled
+	if a.chk != nil {
+		u -= a.chk.qbytes
+	}
+	return u
 }
 
 // shrink only counts: Free may run on any JVM thread (Arrow's release callback), where no upcall
@@ -319,6 +335,7 @@ func (a *TaskAllocator) ClearOutOfMemory() bool {
 	var oom *ErrOutOfMemory
 	if a.failed != nil && errors.As(a.failed, &oom) {
 		a.failed = nil
+		a.failedLive = false
 		return true
 	}
 	return false
@@ -326,9 +343,11 @@ func (a *TaskAllocator) ClearOutOfMemory() bool {
 
 // TrimToFit answers a refused reservation (OutOfMemory) without spilling: it drops the freed
 // buffers kept for reuse (Trim: the pool and, in checking mode, the quarantine, which count as
-// used) and, if what the task then uses fits in what it already holds reserved, forgets the
-// refusal and reports true. A task whose live memory is within its share must not fail because
-// of its own cache of freed buffers. It touches only the allocator's free lists, so any
+// used) and, if the refusal came only from that cache (the live bytes were within the grant when
+// Spark refused) and what the task now uses fits in what it holds reserved, forgets the refusal
+// and reports true. A task whose live memory is within its share must not fail because of its
+// own cache of freed buffers; a task whose live memory overran its share must fail (or spill),
+// even if the overrun was released since: it held memory Spark had refused. It touches only the allocator's free lists, so any
 // operator may call it between two allocations (the shuffle reader does, before it decodes a
 // block); giving the reservation back to Spark is Settle's job, on the task thread.
 func (a *TaskAllocator) TrimToFit() bool {
@@ -339,7 +358,7 @@ func (a *TaskAllocator) TrimToFit() bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	var oom *ErrOutOfMemory
-	if a.failed != nil && errors.As(a.failed, &oom) && a.used <= a.reserved {
+	if a.failed != nil && errors.As(a.failed, &oom) && !a.failedLive && a.used <= a.reserved {
 		a.failed = nil
 		return true
 	}
@@ -382,11 +401,7 @@ func (a *TaskAllocator) Err() error {
 func (a *TaskAllocator) Used() int64 {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	u := a.used - a.pooled
-	if a.chk != nil {
-		u -= a.chk.qbytes
-	}
-	return u
+	return a.liveLocked()
 }
 
 // Peak returns the most bytes allocated at once (pooled and quarantined buffers included).

@@ -182,8 +182,16 @@ func TestTrimToFit(t *testing.T) {
 	if a.TrimToFit() || a.Err() == nil {
 		t.Fatalf("refusal by live buffers forgotten (used %d, reserved %d)", a.Used(), a.Reserved())
 	}
+	// Nor once the overrun is freed: the task held memory Spark had refused (a scan's batch that
+	// overran and was released before the next safe point). Only a spill may clear it.
 	for _, b := range live {
 		a.Free(b)
+	}
+	if a.TrimToFit() || a.Err() == nil {
+		t.Fatalf("refusal by live buffers forgotten once they were freed (used %d, reserved %d)", a.Used(), a.Reserved())
+	}
+	if !a.ClearOutOfMemory() || a.Err() != nil {
+		t.Fatal("ClearOutOfMemory (after a spill) must forget the refusal")
 	}
 }
 
