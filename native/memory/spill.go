@@ -185,6 +185,16 @@ func (w *SpillWriter) Write(rec arrow.RecordBatch) error {
 	return nil
 }
 
+// ArraysBytes returns the bytes of the rows of cols (a slice counts its own rows), as a spill
+// counts them: what an operator would free by spilling them.
+func ArraysBytes(cols []arrow.Array) int64 {
+	var n int64
+	for _, c := range cols {
+		n += dataBytes(c.Data())
+	}
+	return n
+}
+
 func dataBytes(d arrow.ArrayData) int64 {
 	// A slice (a partition of a batch) counts its own rows, not the buffers it shares.
 	n, bufs := int64(d.Len()), d.Buffers()

@@ -120,92 +120,135 @@ func widen(a arrow.Array, ints []int64, flts []float64) ([]int64, []float64, err
 	return ints, flts, nil
 }
 
-// computeAggregate computes f (Kind Aggregate) over seg.
-func (f *Function) computeAggregate(ctx *exec.TaskContext, seg *segment) ([]arrow.Array, error) {
-	n := seg.rows
-	var ints []int64
-	var flts []float64
-	isNull := make([]bool, 0, n)
-	for _, p := range seg.pieces {
-		c, err := f.Input.Eval(ctx, p.b)
-		if err != nil {
-			return nil, err
-		}
-		if f.Agg != AggCount { // count reads only nulls, of any type
-			ints, flts, err = widen(c, ints, flts)
-		}
-		for i := 0; i < c.Len(); i++ {
-			isNull = append(isNull, c.IsNull(i))
-		}
-		c.Release()
-		if err != nil {
-			return nil, err
-		}
-	}
-	inKind := f.Input.Type().Kind
-	// Spark's average adds its input cast to double, integers included.
-	floating := f.Agg != AggCount && (inKind == sparktype.Float || inKind == sparktype.Double || f.Agg == AggAvg)
-	if floating && ints != nil {
-		flts = make([]float64, len(ints))
-		for i, v := range ints {
-			flts[i] = float64(v)
-		}
-		ints = nil
-	}
-	// The running aggregate after each row.
-	run := running{valid: make([]bool, n), cnts: make([]int64, n)}
+// aggAcc is the running aggregate of one function over a partition's rows, added in order.
+type aggAcc struct {
+	f *Function
+	// floating: the aggregate adds doubles (Spark's average adds its input cast to double,
+	// integers included).
+	floating bool
+	cnt, si  int64
+	sf       float64
+	has      bool
+}
+
+func newAggAcc(f *Function) aggAcc {
+	in := f.Input.Type().Kind
+	return aggAcc{f: f, floating: f.Agg != AggCount && (in == sparktype.Float || in == sparktype.Double || f.Agg == AggAvg)}
+}
+
+func newRunning(n int, floating bool) *running {
+	run := &running{valid: make([]bool, n), cnts: make([]int64, n)}
 	if floating {
 		run.flts = make([]float64, n)
 	} else {
 		run.ints = make([]int64, n)
 	}
-	var cnt int64
-	var si int64
-	var sf float64
-	has := false
-	g := 0
-	for _, p := range seg.pieces {
-		for r := range p.newPart {
-			if p.newPart[r] {
-				cnt, si, sf, has = 0, 0, 0, false
+	return run
+}
+
+// copyRow sets row i of r to row j of from.
+func (r *running) copyRow(i int, from *running, j int) {
+	r.cnts[i], r.valid[i] = from.cnts[j], from.valid[j]
+	if r.flts != nil {
+		r.flts[i] = from.flts[j]
+	} else {
+		r.ints[i] = from.ints[j]
+	}
+}
+
+// feed adds the rows of c (the function's input over consecutive rows), restarting at the rows
+// newPart flags (nil: none), and records the running aggregate after each row in run[at:] (run
+// nil: only the state is kept).
+func (a *aggAcc) feed(c arrow.Array, newPart []bool, run *running, at int) error {
+	f := a.f
+	var ints []int64
+	var flts []float64
+	if f.Agg != AggCount { // count reads only nulls, of any type
+		var err error
+		if ints, flts, err = widen(c, nil, nil); err != nil {
+			return err
+		}
+		if a.floating && ints != nil {
+			flts = make([]float64, len(ints))
+			for i, v := range ints {
+				flts[i] = float64(v)
 			}
-			if !isNull[g] {
-				cnt++
-				if f.Agg == AggCount {
-					// nothing but the count
-				} else if floating {
-					// Spark: coalesce(coalesce(sum, 0) + x, sum), so the first value is added to 0.0.
-					sf += flts[g]
-				} else {
-					v := ints[g]
-					switch {
-					case f.Agg == AggSum:
-						r := si + v // Spark's LEGACY long addition wraps; ANSI raises
-						if f.Ansi && ((si > 0 && v > 0 && r < 0) || (si < 0 && v < 0 && r >= 0)) {
-							return nil, exec.ArithmeticOverflow("long overflow",
-								" Use 'try_add' to tolerate overflow and return NULL instead.")
-						}
-						si = r
-					case !has, f.Agg == AggMin && v < si, f.Agg == AggMax && v > si:
-						si = v
-					}
-				}
-				has = true
-			}
-			run.cnts[g] = cnt
-			run.valid[g] = has
-			if floating {
-				run.flts[g] = sf
+			ints = nil
+		}
+	}
+	for r := 0; r < c.Len(); r++ {
+		if newPart != nil && newPart[r] {
+			a.cnt, a.si, a.sf, a.has = 0, 0, 0, false
+		}
+		if !c.IsNull(r) {
+			a.cnt++
+			if f.Agg == AggCount {
+				// nothing but the count
+			} else if a.floating {
+				// Spark: coalesce(coalesce(sum, 0) + x, sum), so the first value is added to 0.0.
+				a.sf += flts[r]
 			} else {
-				run.ints[g] = si
+				v := ints[r]
+				switch {
+				case f.Agg == AggSum:
+					s := a.si + v // Spark's LEGACY long addition wraps; ANSI raises
+					if f.Ansi && ((a.si > 0 && v > 0 && s < 0) || (a.si < 0 && v < 0 && s >= 0)) {
+						return exec.ArithmeticOverflow("long overflow",
+							" Use 'try_add' to tolerate overflow and return NULL instead.")
+					}
+					a.si = s
+				case !a.has, f.Agg == AggMin && v < a.si, f.Agg == AggMax && v > a.si:
+					a.si = v
+				}
 			}
-			g++
+			a.has = true
+		}
+		if run != nil {
+			g := at + r
+			run.cnts[g], run.valid[g] = a.cnt, a.has
+			if a.floating {
+				run.flts[g] = a.sf
+			} else {
+				run.ints[g] = a.si
+			}
+		}
+	}
+	return nil
+}
+
+// state returns the aggregate of the rows fed so far as a one-row running.
+func (a *aggAcc) state() *running {
+	run := newRunning(1, a.floating)
+	run.cnts[0], run.valid[0] = a.cnt, a.has
+	if a.floating {
+		run.flts[0] = a.sf
+	} else {
+		run.ints[0] = a.si
+	}
+	return run
+}
+
+// computeAggregate computes f (Kind Aggregate) over seg.
+func (f *Function) computeAggregate(ctx *exec.TaskContext, seg *segment) ([]arrow.Array, error) {
+	// The running aggregate after each row.
+	acc := newAggAcc(f)
+	floating := acc.floating
+	run := newRunning(seg.rows, floating)
+	for pi, p := range seg.pieces {
+		c, err := f.Input.Eval(ctx, p.b)
+		if err != nil {
+			return nil, err
+		}
+		err = acc.feed(c, p.newPart, run, seg.starts[pi])
+		c.Release()
+		if err != nil {
+			return nil, err
 		}
 	}
 	// Each row reads the running aggregate at its frame's last row.
 	out := make([]arrow.Array, len(seg.pieces))
 	st := rankState{seg: seg}
-	g = 0
+	g := 0
 	partStart := 0
 	for pi, p := range seg.pieces {
 		rows := p.b.NumRows
@@ -225,7 +268,7 @@ func (f *Function) computeAggregate(ctx *exec.TaskContext, seg *segment) ([]arro
 			}
 			g++
 		}
-		col, err := f.aggColumn(ctx.Alloc, &run, idx, floating)
+		col, err := f.aggColumn(ctx.Alloc, run, idx, floating)
 		if err != nil {
 			releaseAll(out)
 			return nil, err

@@ -1,7 +1,8 @@
 // Package window owns the native Window operator: Spark's WindowExec over a child sorted by the
 // partition keys then the order keys. It reads the sorted stream partition by partition, holding
-// the rows of the partition still open (copied into task memory), and appends one column per
-// window function to every row, in the order of Spark's windowExpression.
+// the rows of the partition still open (copied into task memory, or written to disk when Spark
+// refuses memory: spill.go), and appends one column per window function to every row, in the
+// order of Spark's windowExpression.
 package window
 
 import (
@@ -13,6 +14,7 @@ import (
 	"github.com/bolide-dev/bolide/native/columnar"
 	"github.com/bolide-dev/bolide/native/exec"
 	"github.com/bolide-dev/bolide/native/expr"
+	"github.com/bolide-dev/bolide/native/memory"
 	"github.com/bolide-dev/bolide/native/sparktype"
 )
 
@@ -31,8 +33,22 @@ type Window struct {
 	// prevPart, prevOrder are the keys of the last row read (one-row copies), the row the next
 	// batch's first row is compared with.
 	prevPart, prevOrder []arrow.Array
-	out                 []*columnar.Batch
-	done                bool
+	// out is the output ready to go, in order: batches, and spilled partitions computed as they
+	// are read back.
+	out  []outItem
+	done bool
+
+	// spilled is the open partition when its rows went to disk (spill.go); nil while in pending.
+	spilled                 *openSpill
+	files                   *memory.SpillFiles
+	ownFiles                bool // files is the operator's own (no task registry): removed at close
+	spilledMem, spilledDisk int64
+}
+
+// outItem is a batch of output, or a spilled partition whose output is computed as it is read.
+type outItem struct {
+	b *columnar.Batch
+	d *drain
 }
 
 // piece is a run of rows of a segment, with, per row, whether it starts a partition and whether
@@ -69,6 +85,7 @@ func (w *Window) Schema() []sparktype.Field { return w.schema }
 
 func (w *Window) Open(ctx *exec.TaskContext) error {
 	w.ctx = ctx
+	ctx.Spillers = append(ctx.Spillers, w)
 	return w.child.Open(ctx)
 }
 
@@ -77,10 +94,20 @@ func (w *Window) Close() {
 		p.b.Release()
 	}
 	w.pending = nil
-	for _, b := range w.out {
-		b.Release()
+	for _, it := range w.out {
+		if it.b != nil {
+			it.b.Release()
+		}
+		if it.d != nil {
+			it.d.close()
+		}
 	}
 	w.out = nil
+	w.abortSpilled()
+	if w.ownFiles {
+		_ = w.files.RemoveAll()
+		w.files, w.ownFiles = nil, false
+	}
 	releaseAll(w.prevPart)
 	releaseAll(w.prevOrder)
 	w.prevPart, w.prevOrder = nil, nil
@@ -98,10 +125,20 @@ func releaseAll(as []arrow.Array) {
 func (w *Window) Next() (*columnar.Batch, error) {
 	for {
 		if len(w.out) > 0 {
-			b := w.out[0]
-			w.out[0] = nil
+			it := w.out[0]
+			if it.d != nil {
+				b, err := it.d.next()
+				if err != nil || b != nil {
+					return b, err
+				}
+				it.d.close()
+			}
+			w.out[0] = outItem{}
 			w.out = w.out[1:]
-			return b, nil
+			if it.b != nil {
+				return it.b, nil
+			}
+			continue
 		}
 		if w.done {
 			return nil, nil
@@ -112,6 +149,12 @@ func (w *Window) Next() (*columnar.Batch, error) {
 		}
 		if b == nil {
 			w.done = true
+			if w.spilled != nil {
+				if err := w.closeSpilled(); err != nil {
+					return nil, err
+				}
+				continue
+			}
 			pending := w.pending
 			w.pending = nil
 			if err := w.emit(pending); err != nil {
@@ -156,7 +199,35 @@ func (w *Window) consume(b *columnar.Batch) error {
 			break
 		}
 	}
-	if k > 0 {
+	if w.spilled != nil {
+		// The rows up to the first partition start continue the spilled partition.
+		end := n
+		for i := range newPart {
+			if newPart[i] {
+				end = i
+				break
+			}
+		}
+		if end > 0 {
+			if err := w.spillAppend(slice(b, 0, end), newPeer[:end]); err != nil {
+				return err
+			}
+			// What writing took (the IPC writer's buffers) is freed: a refusal meanwhile is
+			// answered by the spill itself.
+			w.relieved()
+		}
+		if end == n {
+			return w.ctx.Alloc.Err()
+		}
+		if err := w.closeSpilled(); err != nil {
+			return err
+		}
+		if end < k {
+			if err := w.emit([]piece{{b: slice(b, end, k), newPart: newPart[end:k], newPeer: newPeer[end:k]}}); err != nil {
+				return err
+			}
+		}
+	} else if k > 0 {
 		closed := append(w.pending, piece{b: slice(b, 0, k), newPart: newPart[:k], newPeer: newPeer[:k]})
 		w.pending = nil
 		if err := w.emit(closed); err != nil {
@@ -176,9 +247,26 @@ func (w *Window) consume(b *columnar.Batch) error {
 		return err
 	}
 	w.pending = append(w.pending, piece{b: held, newPart: newPart[k:], newPeer: newPeer[k:]})
-	// A refused reservation is sticky in the allocator: stop with its message rather than go on
-	// holding memory Spark did not grant.
+	// A refused reservation: the open partition goes to disk (the rows of closed partitions are
+	// output, not held). A refusal left after that (a peer group or an output larger than the
+	// memory granted) is sticky in the allocator: stop with its message rather than go on holding
+	// memory Spark did not grant.
+	if a := w.ctx.Alloc; a != nil && a.OutOfMemory() {
+		if err := w.spillPending(); err != nil {
+			return err
+		}
+		w.relieved()
+	}
 	return w.ctx.Alloc.Err()
+}
+
+// relieved forgets a refused reservation once the open partition went to disk: the rows held
+// are freed (and the allocator's cache of freed buffers dropped), as after any operator's spill.
+func (w *Window) relieved() {
+	if a := w.ctx.Alloc; a != nil && a.OutOfMemory() {
+		a.Trim()
+		a.ClearOutOfMemory()
+	}
 }
 
 // mark evaluates keys over b, sets changed for rows whose keys differ from the row before, and
@@ -277,7 +365,7 @@ func (w *Window) emit(pieces []piece) error {
 			cols = append(cols, results[i][pi])
 			results[i][pi] = nil
 		}
-		w.out = append(w.out, columnar.NewBatch(cols, p.b.NumRows))
+		w.out = append(w.out, outItem{b: columnar.NewBatch(cols, p.b.NumRows)})
 	}
 	return nil
 }

@@ -7,7 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bolide-dev/bolide/native/columnar"
 	"github.com/bolide-dev/bolide/native/columnar/coltest"
+	"github.com/bolide-dev/bolide/native/exec"
 	"github.com/bolide-dev/bolide/native/expr"
 	bmemory "github.com/bolide-dev/bolide/native/memory"
 	"github.com/bolide-dev/bolide/native/sparktype"
@@ -75,22 +77,23 @@ func reference(rows [][]any) [][]any {
 			hi++
 		}
 		n := hi - lo
+		part := rows[lo:hi]
+		sums, avgs, maxs := refPrefix("sum", part, 1), refPrefix("avg", part, 3), refPrefix("max", part, 3)
+		cnt, mn := refAgg("count", part, 1), refAgg("min", part, 3)
+		ends := make([]int, n) // the last row of each row's peer group
+		for i := hi - 1; i >= lo; i-- {
+			ends[i-lo] = i
+			if i+1 < hi && keyEq(rows[i+1][1], rows[i][1]) {
+				ends[i-lo] = ends[i+1-lo]
+			}
+		}
+		rank, dense := 1, 1
 		for i := lo; i < hi; i++ {
-			rank, dense := 1, 1
-			for j := lo + 1; j <= i; j++ {
-				if !keyEq(rows[j][1], rows[j-1][1]) {
-					dense++
-				}
+			if i > lo && !keyEq(rows[i][1], rows[i-1][1]) {
+				dense++
+				rank = i - lo + 1
 			}
-			for j := lo; j < i; j++ {
-				if !keyEq(rows[j][1], rows[i][1]) {
-					rank = j - lo + 2
-				}
-			}
-			peersEnd := i
-			for peersEnd+1 < hi && keyEq(rows[peersEnd+1][1], rows[i][1]) {
-				peersEnd++
-			}
+			peersEnd := ends[i-lo]
 			pr := 0.0
 			if n > 1 {
 				pr = float64(rank-1) / float64(n-1)
@@ -105,8 +108,7 @@ func reference(rows [][]any) [][]any {
 			}
 			r := append(append([]any(nil), rows[i]...), int64(i-lo+1), int64(rank), int64(dense), pr,
 				float64(peersEnd-lo+1)/float64(n), int64(refNtile(i-lo, n, 3)), lag, lead,
-				refAgg("sum", rows[lo:i+1], 1), refAgg("avg", rows[lo:peersEnd+1], 3),
-				refAgg("count", rows[lo:hi], 1), refAgg("min", rows[lo:hi], 3), refAgg("max", rows[lo:i+1], 3))
+				sums[i-lo], avgs[peersEnd-lo], cnt, mn, maxs[i-lo])
 			out[i] = r
 		}
 		lo = hi
@@ -148,6 +150,42 @@ func refAgg(op string, rows [][]any, c int) any {
 	return m
 }
 
+// refPrefix returns refAgg of every prefix of rows (rows[:1], rows[:2], ...), in one pass.
+func refPrefix(op string, rows [][]any, c int) []any {
+	out := make([]any, len(rows))
+	var cnt int64
+	var sum float64
+	var m int64
+	for i, r := range rows {
+		if r[c] != nil {
+			var x float64
+			if v, ok := r[c].(int64); ok {
+				x = float64(v)
+				if cnt == 0 || (op == "min" && v < m) || (op == "max" && v > m) {
+					m = v
+				}
+			} else {
+				x = r[c].(float64)
+			}
+			sum += x
+			cnt++
+		}
+		switch {
+		case op == "count":
+			out[i] = cnt
+		case cnt == 0:
+			out[i] = nil
+		case op == "sum":
+			out[i] = sum
+		case op == "avg":
+			out[i] = sum / float64(cnt)
+		default:
+			out[i] = m
+		}
+	}
+	return out
+}
+
 // refNtile deals rows out as Spark's NTile does: bucket sizes differ by at most one, larger first.
 func refNtile(r, n, k int) int {
 	b, start := 1, 0
@@ -170,7 +208,11 @@ func TestWindowMatchesReference(t *testing.T) {
 	for _, tc := range []struct {
 		name        string
 		n, parts, b int
-	}{{"small partitions", 2000, 400, 37}, {"one partition", 3000, 1, 256}, {"few", 1500, 3, 7}, {"empty", 0, 1, 5}} {
+		// limit: the memory Spark grants (0: all it is asked): the partitions larger than it spill.
+		limit int64
+	}{{"small partitions", 2000, 400, 37, 0}, {"one partition", 3000, 1, 256, 0}, {"few", 1500, 3, 7, 0},
+		{"empty", 0, 1, 5, 0}, {"one partition spilled", 6000, 1, 256, 80 << 10},
+		{"few spilled", 8000, 4, 100, 48 << 10}, {"spilled in small batches", 6000, 2, 7, 112 << 10}} {
 		t.Run(tc.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(7, uint64(tc.n)))
 			rows := genRows(rng, tc.n, tc.parts)
@@ -194,9 +236,21 @@ func TestWindowMatchesReference(t *testing.T) {
 				t.Fatal(err)
 			}
 			ctx := coltest.NewCtx(64)
+			if tc.limit > 0 {
+				ctx.Alloc = bmemory.NewTaskAllocatorFor(&coltest.Reserver{Limit: tc.limit}, 8<<20)
+				ctx.Spill = bmemory.NewSpillFiles([]string{t.TempDir()})
+			}
 			got, err := coltest.Drain(t, op, ctx, 1<<20)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if mem, disk := op.SpillMetrics(); tc.limit > 0 && (mem == 0 || disk == 0) {
+				t.Fatalf("nothing spilled with %d bytes granted", tc.limit)
+			} else if tc.limit == 0 && mem != 0 {
+				t.Fatalf("spilled %d bytes with all memory granted", mem)
+			}
+			if ctx.Spill != nil && ctx.Spill.Count() != 0 {
+				t.Fatalf("%d spill files left", ctx.Spill.Count())
 			}
 			want := reference(rows)
 			if len(got) != len(want) {
@@ -248,8 +302,7 @@ func TestAnsiSumOverflowAndRefusedMemory(t *testing.T) {
 		t.Fatalf("want long overflow, got %v", err)
 	}
 
-	// One partition larger than the memory Spark grants: the task fails with the reservation
-	// message, and gives everything back.
+	// One partition larger than the memory Spark grants spills and gets its row numbers.
 	big := make([][]any, 200000)
 	for i := range big {
 		big[i] = []any{int64(i)}
@@ -261,8 +314,94 @@ func TestAnsiSumOverflowAndRefusedMemory(t *testing.T) {
 	}
 	ctx := coltest.NewCtx(4096)
 	ctx.Alloc = bmemory.NewTaskAllocator(&coltest.Reserver{Limit: 256 << 10})
+	got, err := coltest.Drain(t, op, ctx, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range got {
+		if r[0] != int64(i) || r[1] != int64(i+1) {
+			t.Fatalf("row %d: %s", i, coltest.ShowRow(r))
+		}
+	}
+	if mem, _ := op.SpillMetrics(); mem == 0 {
+		t.Fatal("a partition 3 times the memory granted did not spill")
+	}
+	ctx.Alloc.ReleaseAll()
+
+	// A RANGE frame over one peer group larger than the memory granted: the spilled partition
+	// cannot be read back piece by piece, and the task fails with the reservation message.
+	types2 := coltest.Types(t, "long", "long")
+	for i := range big {
+		big[i] = append(big[i], int64(0))
+	}
+	src = coltest.NewSource(t, rand.New(rand.NewPCG(3, 4)), types2, big, 4096)
+	k, zero := expr.NewColumn(0, "c", types[0]), expr.NewColumn(1, "z", types[0])
+	op, err = New(src, nil, []expr.Expr{zero}, []*Function{{Kind: Aggregate, Agg: AggSum, Input: k, Frame: FrameRunningRange}},
+		[]sparktype.Field{{Name: "s", Type: types[0], Nullable: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx = coltest.NewCtx(4096)
+	ctx.Alloc = bmemory.NewTaskAllocator(&coltest.Reserver{Limit: 256 << 10})
 	if _, err := coltest.Drain(t, op, ctx, 1<<20); err == nil || !strings.Contains(err.Error(), "could not reserve") {
 		t.Fatalf("want the reservation refusal, got %v", err)
 	}
 	ctx.Alloc.ReleaseAll()
+}
+
+// requestingSource asks the task to spill and relieves its memory every few batches, as Spark's
+// request reaches a block at a safe point of an operator below the window.
+type requestingSource struct {
+	exec.Operator
+	ctx   *exec.TaskContext
+	n     int
+	every int
+}
+
+func (s *requestingSource) Open(ctx *exec.TaskContext) error { s.ctx = ctx; return s.Operator.Open(ctx) }
+
+func (s *requestingSource) Next() (*columnar.Batch, error) {
+	s.n++
+	if s.n%s.every == 0 {
+		s.ctx.RequestSpill()
+		if err := s.ctx.RelieveMemory(); err != nil {
+			return nil, err
+		}
+	}
+	return s.Operator.Next()
+}
+
+// TestSpillOnRequest: asked to spill with all memory granted, the window writes its open
+// partition to disk once it holds 1 MiB, and answers the same.
+func TestSpillOnRequest(t *testing.T) {
+	types := coltest.Types(t, "long", "double", "string", "long")
+	rng := rand.New(rand.NewPCG(11, 12))
+	rows := genRows(rng, 120000, 2)
+	col := func(i int) expr.Expr { return expr.NewColumn(i, "c", types[i]) }
+	src := &requestingSource{Operator: coltest.NewSource(t, rng, types, rows, 1024), every: 5}
+	funcs := []*Function{{Kind: RowNumber}, {Kind: Offset, Input: col(2), Rows: -1},
+		{Kind: Aggregate, Agg: AggSum, Input: col(1), Frame: FrameRunningRows}}
+	fields := []sparktype.Field{{Name: "rn", Type: coltest.Type(t, "integer")}, {Name: "lag", Type: types[2], Nullable: true},
+		{Name: "s", Type: coltest.Type(t, "double")}}
+	op, err := New(src, []expr.Expr{col(0)}, []expr.Expr{col(1)}, funcs, fields)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := coltest.NewCtx(1024)
+	ctx.Spill = bmemory.NewSpillFiles([]string{t.TempDir()})
+	got, err := coltest.Drain(t, op, ctx, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mem, _ := op.SpillMetrics(); mem < requestSpillMin {
+		t.Fatalf("spilled %d bytes on request", mem)
+	}
+	want := reference(rows)
+	for i := range want {
+		for c, w := range []int{0, 1, 2, 3, 4, 10, 12} {
+			if !sameValue(got[i][c], want[i][w]) {
+				t.Fatalf("row %d column %d: got %s, want %s", i, c, coltest.ShowRow(got[i]), coltest.ShowRow(want[i]))
+			}
+		}
+	}
 }

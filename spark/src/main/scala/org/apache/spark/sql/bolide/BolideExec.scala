@@ -90,7 +90,7 @@ trait BolideNode extends SparkPlan
 object BolideExec {
   /** The native operators that spill (docs/tuning.md): they show Spark's "spill size". */
   val Spilling: Set[String] = Set("BolideHashAggregate", "BolideSort", "BolideShuffledHashJoin",
-    "BolideSortMergeJoin", "BolideBroadcastHashJoin")
+    "BolideSortMergeJoin", "BolideBroadcastHashJoin", "BolideWindow")
 
   /** Why a Spark node was not replaced; read by the explain generator. */
   val FallbackReason: TreeNodeTag[String] = TreeNodeTag[String]("bolide.fallback")

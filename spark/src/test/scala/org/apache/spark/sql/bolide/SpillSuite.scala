@@ -269,6 +269,31 @@ class SpillSuite {
   }
 
   /**
+   * Window functions over two partitions of 500,000 rows each (about 20 MB each): the native
+   * window cannot hold a partition in its task's share of the pool, so it writes the partition to
+   * disk and computes its output as it reads it back (ranks, lag, running and RANGE frames, the
+   * whole partition's count).
+   */
+  @Test def windowOverPartitionsLargerThanThePoolSpills(): Unit = {
+    def q(): DataFrame = {
+      spark.range(0, 1000000L, 1, 2)
+        .selectExpr("id % 2 as p", "id as v", "concat('row-', cast(id * 7 as string)) as s")
+        .createOrReplaceTempView("w")
+      spark.sql("SELECT p, v, s, row_number() OVER (PARTITION BY p ORDER BY v) AS rn, " +
+        "rank() OVER (PARTITION BY p ORDER BY v DIV 3) AS rk, " +
+        "lag(s, 2) OVER (PARTITION BY p ORDER BY v) AS lg, lead(v, 1) OVER (PARTITION BY p ORDER BY v) AS ld, " +
+        "sum(v) OVER (PARTITION BY p ORDER BY v ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS rs, " +
+        "avg(v) OVER (PARTITION BY p ORDER BY v DIV 3) AS ra, count(*) OVER (PARTITION BY p) AS c FROM w")
+    }
+    val (expected, actual, plan, spilled, spark_s, bolide_s) = offVsOn(() => q())
+    val windowSpill = metric(plan, "BolideWindow", "spillSize")
+    System.err.println(f"SpillSuite window over 2 partitions of 500k rows: Spark $spark_s%.1f s, Bolide $bolide_s%.1f s, " +
+      s"$spilled, window spill size $windowSpill")
+    assertEquals(expected, actual)
+    assertTrue(s"BolideWindow spill size $windowSpill in\n$plan", windowSpill > 0)
+  }
+
+  /**
    * An ORDER BY of 5M rows: each task sorts 2.5M rows (about 100 MB) through its half of the
    * pool, so the native sort writes sorted runs and merges them. The digest follows the order:
    * a polynomial hash over the rows in output order, per partition, combined in partition order,

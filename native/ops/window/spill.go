@@ -1,0 +1,502 @@
+package window
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/bolide-dev/bolide/native/columnar"
+	"github.com/bolide-dev/bolide/native/memory"
+)
+
+// Spilling. The operator holds one partition at a time: the one still open (pending). When Spark
+// refuses a reservation while the partition grows, or asks the task for memory at a safe point
+// (exec.RelieveMemory), the partition's rows go to a spill file, Arrow IPC with one more column
+// (whether the row starts a peer group), and its further rows follow them there. Meanwhile the
+// whole-partition aggregates are added up as the rows are written.
+//
+// When the partition closes, its output is computed piece by piece as the file is read back
+// (drain): ranks and row numbers carry over from piece to piece, running aggregates too; lag and
+// lead keep as many rows behind and read as many ahead as their offsets; the RANGE frames and
+// cume_dist read ahead to the end of the current peer group. So a spilled partition holds, besides
+// a piece, its largest offset and its current peer group: a single peer group (RANGE frame or
+// cume_dist) larger than the memory Spark grants still fails the task, with the reservation
+// message.
+
+// requestSpillMin is the least a spill that Spark asked for (no refusal) writes: Spark may ask at
+// every batch, and small partitions are cheaper held than spilled.
+const requestSpillMin = 1 << 20
+
+// openSpill is the open partition, written to disk.
+type openSpill struct {
+	w      *memory.SpillWriter
+	schema *arrow.Schema
+	rows   int
+	// part: per function, the aggregate of the whole partition (FramePartition only), added up
+	// as the rows are written.
+	part []*aggAcc
+}
+
+// SpillMetrics reports the bytes spilled so far: the Arrow bytes of the rows written (Spark's
+// memory bytes spilled) and the bytes on disk.
+func (w *Window) SpillMetrics() (memBytes, diskBytes int64) { return w.spilledMem, w.spilledDisk }
+
+// SpillNow writes the open partition's rows to disk, at a safe point (between two calls of the
+// child: its rows are whole pieces then).
+func (w *Window) SpillNow() (bool, error) {
+	if w.ctx == nil || len(w.pending) == 0 {
+		return false, nil
+	}
+	if a := w.ctx.Alloc; a != nil && !a.OutOfMemory() && w.pendingBytes() < requestSpillMin {
+		return false, nil
+	}
+	return true, w.spillPending()
+}
+
+func (w *Window) pendingBytes() int64 {
+	var n int64
+	for _, p := range w.pending {
+		n += memory.ArraysBytes(p.b.Cols)
+	}
+	return n
+}
+
+func (w *Window) spillFiles() *memory.SpillFiles {
+	if w.files == nil {
+		w.files = w.ctx.Spill
+		if w.files == nil {
+			w.files, w.ownFiles = memory.NewSpillFiles(nil), true
+		}
+	}
+	return w.files
+}
+
+// spillPending moves the open partition's rows from memory to its spill file.
+func (w *Window) spillPending() error {
+	for len(w.pending) > 0 {
+		p := w.pending[0]
+		w.pending[0] = piece{}
+		w.pending = w.pending[1:]
+		if err := w.spillAppend(p.b, p.newPeer); err != nil {
+			return err
+		}
+	}
+	w.pending = nil
+	return nil
+}
+
+// spillAppend writes rows of the open partition (consuming b) with their peer flags.
+func (w *Window) spillAppend(b *columnar.Batch, newPeer []bool) error {
+	defer b.Release()
+	sp := w.spilled
+	if sp == nil {
+		fields := make([]arrow.Field, len(b.Cols)+1)
+		for i, c := range b.Cols {
+			fields[i] = arrow.Field{Name: "c" + strconv.Itoa(i), Type: c.DataType(), Nullable: true}
+		}
+		fields[len(b.Cols)] = arrow.Field{Name: "peer", Type: arrow.FixedWidthTypes.Boolean}
+		schema := arrow.NewSchema(fields, nil)
+		sw, err := w.spillFiles().NewSpillWriter("window", schema, w.ctx.Alloc)
+		if err != nil {
+			return err
+		}
+		sp = &openSpill{w: sw, schema: schema, part: make([]*aggAcc, len(w.funcs))}
+		for i, f := range w.funcs {
+			if f.Kind == Aggregate && f.Frame == FramePartition {
+				acc := newAggAcc(f)
+				sp.part[i] = &acc
+			}
+		}
+		w.spilled = sp
+	}
+	for i, acc := range sp.part {
+		if acc == nil {
+			continue
+		}
+		c, err := w.funcs[i].Input.Eval(w.ctx, b)
+		if err != nil {
+			return err
+		}
+		err = acc.feed(c, nil, nil, 0)
+		c.Release()
+		if err != nil {
+			return err
+		}
+	}
+	fb := array.NewBooleanBuilder(w.ctx.Alloc)
+	fb.AppendValues(newPeer, nil)
+	flags := fb.NewArray()
+	fb.Release()
+	defer flags.Release()
+	cols := append(append(make([]arrow.Array, 0, len(b.Cols)+1), b.Cols...), flags)
+	rec := columnar.NewBatch(cols, b.NumRows).Record(sp.schema)
+	err := sp.w.Write(rec)
+	rec.Release()
+	if err != nil {
+		return fmt.Errorf("window: spill a partition: %w", err)
+	}
+	sp.rows += b.NumRows
+	return nil
+}
+
+// closeSpilled ends the open spilled partition: its output is queued, to be computed as the file
+// is read back.
+func (w *Window) closeSpilled() error {
+	sp := w.spilled
+	w.spilled = nil
+	path, disk, err := sp.w.Finish()
+	w.spilledMem += sp.w.MemBytes
+	w.spilledDisk += disk
+	if err != nil {
+		_ = w.files.Remove(path)
+		return err
+	}
+	d := &drain{w: w, path: path, n: sp.rows, part: sp.part, acc: make([]*aggAcc, len(w.funcs))}
+	for i, f := range w.funcs {
+		switch {
+		case f.Kind == Offset && f.Rows < 0:
+			d.maxLag = max(d.maxLag, int(-f.Rows))
+		case f.Kind == Offset:
+			d.maxLead = max(d.maxLead, int(f.Rows))
+		case f.Kind == CumeDist, f.Kind == Aggregate && f.Frame == FrameRunningRange:
+			d.peerEnds = true
+		}
+		if f.Kind == Aggregate && f.Frame != FramePartition {
+			acc := newAggAcc(f)
+			d.acc[i] = &acc
+		}
+	}
+	w.out = append(w.out, outItem{d: d})
+	return nil
+}
+
+// abortSpilled drops the open spilled partition (Close on an error path).
+func (w *Window) abortSpilled() {
+	if w.spilled != nil {
+		w.spilled.w.Abort()
+		w.spilled = nil
+	}
+}
+
+// drain computes a spilled partition's output as its file is read back.
+type drain struct {
+	w    *Window
+	path string
+	r    *memory.SpillReader
+	n    int // the partition's rows
+	part []*aggAcc
+	// acc: per running aggregate, its state after the rows loaded.
+	acc []*aggAcc
+	// loaded are the pieces read and kept: those lag still reads, the head (the next to emit)
+	// and those read ahead.
+	loaded     []loadedPiece
+	head       int
+	loadedRows int
+	eof        bool
+	// The ranks of the last row emitted, and the end of its peer group.
+	rank, dense, peerEnd int
+	maxLag, maxLead      int
+	// peerEnds: a function needs the end of each row's peer group.
+	peerEnds bool
+}
+
+type loadedPiece struct {
+	b     *columnar.Batch
+	peer  []bool
+	start int // the partition row of b's first row
+	// inputs: per lag/lead, its input over b; runs: per running aggregate, its value after each
+	// row of b.
+	inputs []arrow.Array
+	runs   []*running
+}
+
+func (p *loadedPiece) end() int { return p.start + p.b.NumRows }
+
+func (p *loadedPiece) release() {
+	p.b.Release()
+	releaseAll(p.inputs)
+}
+
+func (d *drain) close() {
+	for i := range d.loaded {
+		d.loaded[i].release()
+	}
+	d.loaded = nil
+	if d.r != nil {
+		_ = d.r.Close() // removes the file
+		d.r = nil
+	} else if d.path != "" {
+		_ = d.w.files.Remove(d.path)
+	}
+	d.path = ""
+}
+
+// load reads the next piece of the file, or notes its end.
+func (d *drain) load() error {
+	w := d.w
+	if d.r == nil {
+		r, err := w.files.OpenSpill(d.path, w.ctx.Alloc)
+		if err != nil {
+			return fmt.Errorf("window: read a spilled partition back: %w", err)
+		}
+		d.r = r
+	}
+	rec, err := d.r.Next()
+	if err != nil {
+		return fmt.Errorf("window: read a spilled partition back: %w", err)
+	}
+	if rec == nil {
+		d.eof = true
+		return nil
+	}
+	n := int(rec.NumRows())
+	ncols := int(rec.NumCols()) - 1
+	cols := make([]arrow.Array, ncols)
+	for i := range cols {
+		cols[i] = rec.Column(i)
+		cols[i].Retain()
+	}
+	flags, ok := rec.Column(ncols).(*array.Boolean)
+	if !ok {
+		releaseAll(cols)
+		return fmt.Errorf("window: spilled partition without its peer flags")
+	}
+	p := loadedPiece{b: columnar.NewBatch(cols, n), peer: make([]bool, n), start: d.loadedRows,
+		inputs: make([]arrow.Array, len(w.funcs)), runs: make([]*running, len(w.funcs))}
+	for r := range p.peer {
+		p.peer[r] = flags.Value(r)
+	}
+	d.loaded = append(d.loaded, p)
+	d.loadedRows += n
+	pp := &d.loaded[len(d.loaded)-1]
+	for i, f := range w.funcs {
+		switch {
+		case f.Kind == Offset:
+			c, err := f.Input.Eval(w.ctx, pp.b)
+			if err != nil {
+				return err
+			}
+			pp.inputs[i] = c
+		case d.acc[i] != nil:
+			c, err := f.Input.Eval(w.ctx, pp.b)
+			if err != nil {
+				return err
+			}
+			pp.runs[i] = newRunning(n, d.acc[i].floating)
+			err = d.acc[i].feed(c, nil, pp.runs[i], 0)
+			c.Release()
+			if err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// ready reports whether the head piece can be computed: what lead reads and the peer group of its
+// last row are loaded.
+func (d *drain) ready() bool {
+	if d.eof {
+		return true
+	}
+	if d.head >= len(d.loaded) {
+		return false
+	}
+	end := d.loaded[d.head].end()
+	if d.loadedRows < end+d.maxLead {
+		return false
+	}
+	if d.peerEnds {
+		for q := d.head + 1; q < len(d.loaded); q++ {
+			for _, f := range d.loaded[q].peer {
+				if f {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	return true
+}
+
+// locate returns the loaded piece holding partition row g.
+func (d *drain) locate(g int) int {
+	for q := range d.loaded {
+		if g < d.loaded[q].end() {
+			return q
+		}
+	}
+	return len(d.loaded) - 1
+}
+
+// findPeerEnd returns the end (exclusive partition row) of the peer group that row r of piece q
+// starts.
+func (d *drain) findPeerEnd(q, r int) int {
+	r++
+	for ; q < len(d.loaded); q, r = q+1, 0 {
+		p := &d.loaded[q]
+		for ; r < len(p.peer); r++ {
+			if p.peer[r] {
+				return p.start + r
+			}
+		}
+	}
+	return d.loadedRows // the file's end (ready guarantees it, or a peer start, is loaded)
+}
+
+// next returns the output of the next piece, or nil at the partition's end.
+func (d *drain) next() (*columnar.Batch, error) {
+	for !d.ready() {
+		if err := d.load(); err != nil {
+			return nil, err
+		}
+	}
+	// A refusal now: the other operators of the task may spill (a window above this one holding
+	// its own partition, a sort...); what the drain holds cannot be spilled again, so if they
+	// free nothing (a peer group larger than the memory granted), the task fails with the
+	// reservation message.
+	if a := d.w.ctx.Alloc; a != nil && a.OutOfMemory() {
+		if err := d.w.ctx.RelieveMemory(); err != nil {
+			return nil, err
+		}
+		if a.OutOfMemory() && !a.TrimToFit() {
+			return nil, fmt.Errorf("window: reading a spilled partition back: %w", a.Err())
+		}
+	}
+	if d.head >= len(d.loaded) {
+		return nil, nil
+	}
+	w := d.w
+	hp := &d.loaded[d.head]
+	n := hp.b.NumRows
+	// The ranks and peer group ends of the head's rows.
+	ranks, denses, ends := make([]int, n), make([]int, n), make([]int, n)
+	for r := 0; r < n; r++ {
+		g := hp.start + r
+		if hp.peer[r] || g == 0 {
+			d.rank = g + 1
+			d.dense++
+			if d.peerEnds {
+				d.peerEnd = d.findPeerEnd(d.head, r)
+			}
+		}
+		ranks[r], denses[r], ends[r] = d.rank, d.dense, d.peerEnd
+	}
+	cols := make([]arrow.Array, 0, len(w.schema))
+	fail := func(err error) (*columnar.Batch, error) {
+		releaseAll(cols)
+		return nil, err
+	}
+	for _, c := range hp.b.Cols {
+		c.Retain()
+		cols = append(cols, c)
+	}
+	alloc := w.ctx.Alloc
+	for i, f := range w.funcs {
+		var col arrow.Array
+		var err error
+		switch f.Kind {
+		case RowNumber, Rank, DenseRank, NTile:
+			var vals []int32
+			col, vals = int32Column(alloc, n)
+			for r := range vals {
+				switch f.Kind {
+				case RowNumber:
+					vals[r] = int32(hp.start + r + 1)
+				case Rank:
+					vals[r] = int32(ranks[r])
+				case DenseRank:
+					vals[r] = int32(denses[r])
+				case NTile:
+					vals[r] = int32(ntile(hp.start+r, d.n, f.Buckets))
+				}
+			}
+		case PercentRank, CumeDist:
+			var vals []float64
+			col, vals = float64Column(alloc, n)
+			for r := range vals {
+				switch {
+				case f.Kind == CumeDist:
+					vals[r] = float64(ends[r]) / float64(d.n)
+				case d.n > 1:
+					vals[r] = float64(ranks[r]-1) / float64(d.n-1)
+				}
+			}
+		case Offset:
+			col, err = d.offsetColumn(i, f, hp)
+		case Aggregate:
+			idx := make([]int, n)
+			var run *running
+			switch f.Frame {
+			case FramePartition:
+				run = d.part[i].state() // idx all 0
+			case FrameRunningRows:
+				run = hp.runs[i]
+				for r := range idx {
+					idx[r] = r
+				}
+			case FrameRunningRange:
+				run = newRunning(n, d.acc[i].floating)
+				for r := range idx {
+					t := ends[r] - 1
+					q := d.locate(t)
+					run.copyRow(r, d.loaded[q].runs[i], t-d.loaded[q].start)
+					idx[r] = r
+				}
+			}
+			col, err = f.aggColumn(alloc, run, idx, newAggAcc(f).floating)
+		}
+		if err != nil {
+			return fail(err)
+		}
+		cols = append(cols, col)
+	}
+	out := columnar.NewBatch(cols, n)
+	d.head++
+	// Drop the pieces lag no longer reads.
+	next := hp.end()
+	drop := 0
+	for drop < d.head && d.loaded[drop].end() <= next-d.maxLag {
+		d.loaded[drop].release()
+		drop++
+	}
+	if drop > 0 {
+		d.loaded = append(d.loaded[:0], d.loaded[drop:]...)
+		d.head -= drop
+	}
+	return out, nil
+}
+
+// offsetColumn gathers lag/lead's input at Rows from each row of hp, within the partition.
+func (d *drain) offsetColumn(i int, f *Function, hp *loadedPiece) (arrow.Array, error) {
+	alloc := d.w.ctx.Alloc
+	srcs := make([]arrow.Array, 0, len(d.loaded)+1)
+	for q := range d.loaded {
+		srcs = append(srcs, d.loaded[q].inputs[i])
+	}
+	def := columnar.NullRef
+	var defCol arrow.Array
+	if f.Default != nil {
+		c, err := columnar.Constant(alloc, f.Input.Type(), f.Default, 1)
+		if err != nil {
+			return nil, err
+		}
+		defCol = c
+		defer defCol.Release()
+		def = columnar.RowRef{Src: uint32(len(srcs)), Row: 0}
+		srcs = append(srcs, c)
+	}
+	refs := make([]columnar.RowRef, hp.b.NumRows)
+	for r := range refs {
+		t := int64(hp.start+r) + f.Rows
+		if t < 0 || t >= int64(d.n) {
+			refs[r] = def
+			continue
+		}
+		q := d.locate(int(t))
+		refs[r] = columnar.RowRef{Src: uint32(q), Row: uint32(int(t) - d.loaded[q].start)}
+	}
+	return columnar.Gather(alloc, srcs, refs)
+}
