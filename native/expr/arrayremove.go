@@ -34,7 +34,7 @@ func translateArrayRemove(e *plan.Expr, conf *plan.Conf) (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	elem, ok := arr.Type().Elem()
+	elem, ok := arrElem(arr.Type())
 	if !ok || !arrEqualityElem(elem) {
 		return nil, unsupported("array_remove of %s is not supported natively", arr.Type())
 	}

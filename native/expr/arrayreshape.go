@@ -135,7 +135,7 @@ func translateFlatten(e *plan.Expr, conf *plan.Conf) (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	inner, ok := arr.Type().Elem()
+	inner, ok := arrElem(arr.Type())
 	if !ok || inner.Kind != sparktype.Array {
 		return nil, unsupported("flatten of %s", arr.Type())
 	}
@@ -216,7 +216,7 @@ func translateArrayRepeat(e *plan.Expr, conf *plan.Conf) (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	if el, ok := t.Elem(); !ok || !el.Equal(val.Type()) {
+	if el, ok := arrElem(t); !ok || !el.Equal(val.Type()) {
 		return nil, unsupported("array_repeat of %s returning %s", val.Type(), t)
 	}
 	return &arrRepeatExpr{val: val, count: count, typ: t}, nil
@@ -303,7 +303,7 @@ func translateArrayInsert(e *plan.Expr, conf *plan.Conf) (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	elem, ok := arr.Type().Elem()
+	elem, ok := arrElem(arr.Type())
 	if !ok || !searchableElem(elem) {
 		return nil, unsupported("array_insert into %s is not supported natively", arr.Type())
 	}

@@ -64,7 +64,7 @@ func arrSetTranslator(op arrSetOp) Translator {
 		if err != nil {
 			return nil, err
 		}
-		elem, ok := s.left.Type().Elem()
+		elem, ok := arrElem(s.left.Type())
 		if !ok {
 			return nil, unsupported("%s of %s", name, s.left.Type())
 		}
@@ -72,7 +72,7 @@ func arrSetTranslator(op arrSetOp) Translator {
 			return nil, unsupported("%s of array<%s> is not supported natively", name, elem)
 		}
 		if s.right != nil {
-			re, ok := s.right.Type().Elem()
+			re, ok := arrElem(s.right.Type())
 			if !ok || !re.Equal(elem) {
 				return nil, unsupported("%s of %s and %s", name, s.left.Type(), s.right.Type())
 			}
@@ -84,7 +84,7 @@ func arrSetTranslator(op arrSetOp) Translator {
 			if s.typ.Kind != sparktype.Boolean {
 				return nil, unsupported("%s returning %s", name, s.typ)
 			}
-		} else if te, ok := s.typ.Elem(); !ok || !te.Equal(elem) {
+		} else if te, ok := arrElem(s.typ); !ok || !te.Equal(elem) {
 			return nil, unsupported("%s returning %s for array<%s>", name, s.typ, elem)
 		}
 		s.elem = elem

@@ -43,7 +43,7 @@ func translateSortArray(e *plan.Expr, conf *plan.Conf) (Expr, error) {
 	if !ok || ord.Type().Kind != sparktype.Boolean || l.IsNull() {
 		return nil, unsupported("sort_array with a sort order that is not a non-null boolean literal")
 	}
-	elem, ok := arr.Type().Elem()
+	elem, ok := arrElem(arr.Type())
 	if !ok || !searchableElem(elem) {
 		return nil, unsupported("sort_array of %s is not supported natively", arr.Type())
 	}

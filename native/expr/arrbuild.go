@@ -229,3 +229,13 @@ func arrIntKeys[T int8 | int16 | int32 | int64](v []T, n int) []uint64 {
 type arrKey interface {
 	uint64 | string | decimal128.Num
 }
+
+// arrElem is the element type of an array type; ok is false for other types. (Type.Elem's
+// second result is containsNull, not whether t is an array.)
+func arrElem(t sparktype.Type) (elem sparktype.Type, ok bool) {
+	if t.Kind != sparktype.Array {
+		return sparktype.Type{}, false
+	}
+	e, _ := t.Elem()
+	return e, true
+}

@@ -188,3 +188,27 @@ func TestArrayInsert(t *testing.T) {
 	}
 	expectRefused(t, "array_insert 0", ins(0, false), "position 0")
 }
+
+func TestArrayJoin(t *testing.T) {
+	s := listColumn(t, arrStrJSON, []any{"ü€", nil, "a", ""}, nil, []any{}, []any{nil}, []any{"x"})
+	d := column(t, "string", ", ", "-", "-", "😀", nil)
+	got, err := arrRun(t, node("ArrayJoin", "string", "array", nestedCol(0, arrStrJSON), "delimiter", col(1, "string"),
+		"nullReplacement", "null"), s, d)
+	expectRows(t, "array_join", got, err, "ü€, a, ", "null", "", "", "null")
+	got, err = arrRun(t, node("ArrayJoin", "string", "array", nestedCol(0, arrStrJSON), "delimiter", col(1, "string"),
+		"nullReplacement", litStr("∅")), s, d)
+	expectRows(t, "array_join replaced", got, err, "ü€, ∅, a, ", "null", "", "∅", "null")
+	got, err = arrRun(t, node("ArrayJoin", "string", "array", nestedCol(0, arrStrJSON), "delimiter", litStr("|"),
+		"nullReplacement", lit("string", "null")), s)
+	expectRows(t, "array_join null replacement", got, err, "null", "null", "null", "null", "null")
+}
+
+func TestArraysZip(t *testing.T) {
+	a := listColumn(t, arrIntJSON, []any{1, 2, 3}, nil, []any{}, []any{nil})
+	s := listColumn(t, arrStrJSON, []any{"ü€"}, []any{"x"}, []any{}, []any{"a", "b"})
+	zt := `{"type":"array","elementType":{"type":"struct","fields":[` +
+		`{"name":"a","type":"integer","nullable":true,"metadata":{}},{"name":"b","type":"string","nullable":true,"metadata":{}}]},"containsNull":false}`
+	got, err := arrRun(t, arrNodeT("ArraysZip", zt, "children", "["+nestedCol(0, arrIntJSON)+","+nestedCol(1, arrStrJSON)+"]",
+		"names", "["+litStr("a")+","+litStr("b")+"]"), a, s)
+	expectRows(t, "arrays_zip", got, err, "[{1, ü€}, {2, null}, {3, null}]", "null", "[]", "[{null, a}, {null, b}]")
+}
