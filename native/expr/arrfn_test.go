@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/bolide-dev/bolide/native/columnar"
+	"github.com/bolide-dev/bolide/native/plan"
 )
 
 // arrShow renders row i of a, lists as [e1, e2] and structs as {f1, f2}.
@@ -211,4 +212,36 @@ func TestArraysZip(t *testing.T) {
 	got, err := arrRun(t, arrNodeT("ArraysZip", zt, "children", "["+nestedCol(0, arrIntJSON)+","+nestedCol(1, arrStrJSON)+"]",
 		"names", "["+litStr("a")+","+litStr("b")+"]"), a, s)
 	expectRows(t, "arrays_zip", got, err, "[{1, ü€}, {2, null}, {3, null}]", "null", "[]", "[{null, a}, {null, b}]")
+}
+
+const mapStrIntJSON = `{"type":"map","keyType":"string","valueType":"integer","valueContainsNull":true}`
+
+func TestCreateMap(t *testing.T) {
+	k1 := column(t, "string", "a", "ü€", "x")
+	k2 := column(t, "string", "b", "ü€", "y")
+	v := column(t, "integer", 1, 2, nil)
+	js := arrNodeT("CreateMap", mapStrIntJSON, "children", "["+col(0, "string")+","+col(2, "integer")+","+
+		col(1, "string")+","+litInt(7)+"]", "useStringTypeWhenEmpty", "false")
+	_, err := arrRun(t, js, k1, k2, v)
+	expectSparkError(t, "map duplicate key", err, "DUPLICATED_MAP_KEY", map[string]string{"key": "ü€"})
+	e, terr := Translate(parse(t, js), &plan.Conf{Settings: map[string]string{"spark.sql.mapKeyDedupPolicy": "LAST_WIN"}})
+	if terr != nil {
+		t.Fatal(terr)
+	}
+	ctx := newCtx()
+	out, err := e.Eval(ctx, batch(k1, k2, v))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Release()
+	var got []string
+	for i := 0; i < out.Len(); i++ {
+		got = append(got, arrShow(out, i))
+	}
+	expectRows(t, "map last win", got, nil, "[{a, 1}, {b, 7}]", "[{ü€, 7}]", "[{x, null}, {y, 7}]")
+	nk := column(t, "string", "a", nil, "c")
+	_, err = arrRun(t, js, nk, k2, v)
+	expectSparkError(t, "map null key", err, "NULL_MAP_KEY", nil)
+	expectRefused(t, "map double keys", arrNodeT("CreateMap", `{"type":"map","keyType":"double","valueType":"integer","valueContainsNull":true}`,
+		"children", "["+litDouble(1)+","+litInt(1)+"]", "useStringTypeWhenEmpty", "false"), "double keys")
 }
