@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/bolide-dev/bolide/native/columnar"
+	"github.com/bolide-dev/bolide/native/memory"
 	"github.com/bolide-dev/bolide/native/plan"
 )
 
@@ -244,4 +245,85 @@ func TestCreateMap(t *testing.T) {
 	expectSparkError(t, "map null key", err, "NULL_MAP_KEY", nil)
 	expectRefused(t, "map double keys", arrNodeT("CreateMap", `{"type":"map","keyType":"double","valueType":"integer","valueContainsNull":true}`,
 		"children", "["+litDouble(1)+","+litInt(1)+"]", "useStringTypeWhenEmpty", "false"), "double keys")
+}
+
+// arrMapColumn builds a map<string,int> column; a nil row is a null map, a nil value a null value.
+func arrMapColumn(t testing.TB, rows ...[][2]any) arrow.Array {
+	t.Helper()
+	mb := array.NewMapBuilder(memory.NewTaskAllocator(nil), arrow.BinaryTypes.String, arrow.PrimitiveTypes.Int32, false)
+	defer mb.Release()
+	kb, ib := mb.KeyBuilder().(*array.StringBuilder), mb.ItemBuilder().(*array.Int32Builder)
+	for _, r := range rows {
+		if r == nil {
+			mb.AppendNull()
+			continue
+		}
+		mb.Append(true)
+		for _, kv := range r {
+			kb.Append(kv[0].(string))
+			if kv[1] == nil {
+				ib.AppendNull()
+			} else {
+				ib.Append(int32(kv[1].(int)))
+			}
+		}
+	}
+	a := mb.NewArray()
+	t.Cleanup(a.Release)
+	return a
+}
+
+func TestMapEntriesAndConcat(t *testing.T) {
+	m1 := arrMapColumn(t, [][2]any{{"a", 1}, {"ü€", nil}}, nil, [][2]any{}, [][2]any{{"x", 1}})
+	m2 := arrMapColumn(t, [][2]any{{"b", 2}}, [][2]any{{"c", 3}}, [][2]any{{"d", 4}}, [][2]any{{"x", 2}, {"y", 3}})
+	entT := `{"type":"array","elementType":{"type":"struct","fields":[` +
+		`{"name":"key","type":"string","nullable":false,"metadata":{}},{"name":"value","type":"integer","nullable":true,"metadata":{}}]},"containsNull":false}`
+	got, err := arrRun(t, arrNodeT("MapEntries", entT, "child", nestedCol(0, mapStrIntJSON)), m1)
+	expectRows(t, "map_entries", got, err, "[{a, 1}, {ü€, null}]", "null", "[]", "[{x, 1}]")
+	concat := arrNodeT("MapConcat", mapStrIntJSON, "children", "["+nestedCol(0, mapStrIntJSON)+","+nestedCol(1, mapStrIntJSON)+"]")
+	_, err = arrRun(t, concat, m1, m2)
+	expectSparkError(t, "map_concat duplicate", err, "DUPLICATED_MAP_KEY", map[string]string{"key": "x"})
+	e, terr := Translate(parse(t, concat), &plan.Conf{Settings: map[string]string{"spark.sql.mapKeyDedupPolicy": "LAST_WIN"}})
+	if terr != nil {
+		t.Fatal(terr)
+	}
+	ctx := newCtx()
+	out, err := e.Eval(ctx, batch(m1, m2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = nil
+	for i := 0; i < out.Len(); i++ {
+		got = append(got, arrShow(out, i))
+	}
+	out.Release()
+	expectRows(t, "map_concat last win", got, nil, "[{a, 1}, {ü€, null}, {b, 2}]", "null", "[{d, 4}]", "[{x, 2}, {y, 3}]")
+	if ctx.Alloc.Used() != 0 {
+		t.Errorf("map_concat: %d bytes leaked", ctx.Alloc.Used())
+	}
+}
+
+func TestFlatten(t *testing.T) {
+	aaJSON := `{"type":"array","elementType":` + arrIntJSON + `,"containsNull":true}`
+	lb := array.NewListBuilder(memory.NewTaskAllocator(nil), arrow.ListOf(arrow.PrimitiveTypes.Int32))
+	defer lb.Release()
+	inner := lb.ValueBuilder().(*array.ListBuilder)
+	ib := inner.ValueBuilder().(*array.Int32Builder)
+	// [[1, 2], [], [null]] | null | [[3], null] | []
+	lb.Append(true)
+	inner.Append(true)
+	ib.AppendValues([]int32{1, 2}, nil)
+	inner.Append(true)
+	inner.Append(true)
+	ib.AppendNull()
+	lb.AppendNull()
+	lb.Append(true)
+	inner.Append(true)
+	ib.Append(3)
+	inner.AppendNull()
+	lb.Append(true)
+	a := lb.NewArray()
+	defer a.Release()
+	got, err := arrRun(t, arrNodeT("Flatten", arrIntJSON, "child", nestedCol(0, aaJSON)), a)
+	expectRows(t, "flatten", got, err, "[1, 2, null]", "null", "null", "[]")
 }

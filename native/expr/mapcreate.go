@@ -295,9 +295,14 @@ func (m *mapCreateExpr) candidates(in *mapCreateIn, cols []arrow.Array, active [
 			if !ok {
 				return fmt.Errorf("%s: argument is %s", m, c.DataType())
 			}
+			// The entries struct's fields, not Keys()/Items(): those ignore a sliced struct's offset.
+			st, ok := mp.ListValues().(*array.Struct)
+			if !ok || st.NumField() != 2 {
+				return fmt.Errorf("%s: map entries are %s", m, mp.ListValues().DataType())
+			}
 			ms[j], mo[j] = mp, listOffsets(mp)
-			in.keySrcs = append(in.keySrcs, mp.Keys())
-			in.valSrcs = append(in.valSrcs, mp.Items())
+			in.keySrcs = append(in.keySrcs, st.Field(0))
+			in.valSrcs = append(in.valSrcs, st.Field(1))
 		}
 		for i := 0; i < n; i++ {
 			nullRow := !isActive(active, i)
