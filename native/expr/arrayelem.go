@@ -74,7 +74,7 @@ func translateElementAt(e *plan.Expr, conf *plan.Conf) (Expr, error) {
 }
 
 func newArrayItem(e *plan.Expr, arr, idx Expr, oneBased bool, name string) (Expr, error) {
-	elem, ok := arr.Type().Elem()
+	elem, ok := arrElem(arr.Type())
 	if !ok {
 		return nil, unsupported("%s of %s", name, arr.Type())
 	}

@@ -34,7 +34,7 @@ func arrayExtremeTranslator(max bool) Translator {
 		if err != nil {
 			return nil, err
 		}
-		elem, ok := arr.Type().Elem()
+		elem, ok := arrElem(arr.Type())
 		if !ok || !searchableElem(elem) {
 			return nil, unsupported("%s of %s is not supported natively", plan.ShortClass(e.Class), arr.Type())
 		}

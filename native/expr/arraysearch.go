@@ -42,7 +42,7 @@ func arraySearchTranslator(position bool) Translator {
 		if err != nil {
 			return nil, err
 		}
-		elem, ok := arr.Type().Elem()
+		elem, ok := arrElem(arr.Type())
 		if !ok {
 			return nil, unsupported("%s of %s", name, arr.Type())
 		}

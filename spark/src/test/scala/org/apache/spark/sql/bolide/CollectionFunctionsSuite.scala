@@ -78,6 +78,10 @@ class CollectionFunctionsSuite extends BolideSuiteBase {
       "struct(n, ai, m), named_struct('x', st.a, 'y', array(n)) FROM coll_data", Seq(Scan, Project))
     checkNative("SELECT id, size(array(n, n, 1)), array_max(array(n, id * 2)), array_contains(array(s, 'x'), 'b') " +
       "FROM coll_data", Seq(Scan, Project))
+    // Arrays whose type says they hold no null (containsNull = false) run natively too.
+    checkNative("SELECT id, array_max(array(coalesce(n, 0), 3)), array_contains(array(coalesce(n, 0), 7), 7), " +
+      "array_position(array(coalesce(s, ''), 'x'), 'x'), try_element_at(array(coalesce(n, 0), 5), 2) FROM coll_data",
+      Seq(Scan, Project))
   }
 
   @Test def mapParts(): Unit = {
