@@ -88,6 +88,13 @@ func Translate(e *plan.Expr, conf *plan.Conf) (Expr, error) {
 	if !t.Supported() && short != "Literal" && !(nestedOK[short] && t.Readable()) {
 		return nil, &Unsupported{Reason: fmt.Sprintf("%s returns type %s, not supported natively", short, t)}
 	}
+	if t.Nested() {
+		if name := duplicateField(t); name != "" {
+			// Arrow Java keys a struct's children by name: the JVM would import fewer children
+			// than the batch has, and fail.
+			return nil, &Unsupported{Reason: fmt.Sprintf("%s returns a struct with two fields named %q", short, name)}
+		}
+	}
 	out, err := ent.translate(e, conf)
 	if err == nil && !nestedOK[short] {
 		// Checked after the translator so that its own refusal, when it has one, is the reason.
@@ -109,6 +116,33 @@ func Supported() [][2]string {
 	out = append(out, callDocs()...)
 	sort.Slice(out, func(i, j int) bool { return out[i][0] < out[j][0] })
 	return out
+}
+
+// duplicateField returns a field name that a struct within t repeats, or "".
+func duplicateField(t sparktype.Type) string {
+	switch t.Kind {
+	case sparktype.Struct:
+		seen := map[string]bool{}
+		for _, f := range t.Fields() {
+			if seen[f.Name] {
+				return f.Name
+			}
+			seen[f.Name] = true
+			if d := duplicateField(f.Type); d != "" {
+				return d
+			}
+		}
+	case sparktype.Array:
+		e, _ := t.Elem()
+		return duplicateField(e)
+	case sparktype.Map:
+		k, v, _ := t.KeyValue()
+		if d := duplicateField(k); d != "" {
+			return d
+		}
+		return duplicateField(v)
+	}
+	return ""
 }
 
 // nestedArgument returns the type of the first direct child expression of e whose type is nested,

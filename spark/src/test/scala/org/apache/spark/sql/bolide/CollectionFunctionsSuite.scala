@@ -96,6 +96,18 @@ class CollectionFunctionsSuite extends BolideSuiteBase {
     assertFalse(s"the projection ran natively: ${native.mkString(", ")}", native.contains(Project))
     assertTrue(fallback.mkString("; "), fallback.exists(_._1 == "Project"))
   }
+
+  /**
+   * A struct with a repeated field name (struct(n, n) names both fields n) cannot cross to the
+   * JVM, whose Arrow keys a struct's children by name: the projection stays in Spark, with the
+   * reason, and answers.
+   */
+  @Test def structWithRepeatedFieldNamesFallsBack(): Unit = {
+    val df = checkNative("SELECT id, struct(n, n, s), named_struct('a', id, 'a', s) FROM coll_data", Seq(Scan))
+    val (native, fallback) = operatorReport(df)
+    assertFalse(s"the projection ran natively: ${native.mkString(", ")}", native.contains(Project))
+    assertTrue(fallback.mkString("; "), fallback.exists { case (op, why) => op == "Project" && why.contains("two fields named") })
+  }
 }
 
 object CollectionFunctionsSuite {
