@@ -250,16 +250,26 @@ func (e *formatString) String() string {
 }
 
 func (e *formatString) Eval(ctx *exec.TaskContext, b *columnar.Batch) (arrow.Array, error) {
+	return e.evalMasked(ctx, b, nil)
+}
+
+// evalMasked evaluates the arguments on the rows named by active (nil: all), so that a fallible
+// argument raises errors only there.
+func (e *formatString) evalMasked(ctx *exec.TaskContext, b *columnar.Batch, active []byte) (arrow.Array, error) {
 	n := b.NumRows
 	dt := e.typ.Arrow()
 	if n == 0 || e.isNull {
 		return allNull(ctx.Alloc, dt, n), nil
 	}
-	cols, err := evalAll(ctx, b, e.args)
-	if err != nil {
-		return nil, err
+	cols := make([]arrow.Array, 0, len(e.args))
+	defer func() { releaseArrays(cols) }()
+	for _, a := range e.args {
+		c, err := evalActive(ctx, b, a, active)
+		if err != nil {
+			return nil, err
+		}
+		cols = append(cols, c)
 	}
-	defer releaseArrays(cols)
 	out, err := newBytesOut(ctx.Alloc, n, int64(n)*16)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", e, err)

@@ -194,8 +194,14 @@ func (o *splitListOut) finish(alloc memory.Allocator, typ sparktype.Type, n int,
 }
 
 func (e *splitFn) Eval(ctx *exec.TaskContext, b *columnar.Batch) (arrow.Array, error) {
+	return e.evalMasked(ctx, b, nil)
+}
+
+// evalMasked computes the rows named by active (nil: all); the others are empty arrays, and
+// raise no error.
+func (e *splitFn) evalMasked(ctx *exec.TaskContext, b *columnar.Batch, active []byte) (arrow.Array, error) {
 	n := b.NumRows
-	so, err := evalOperand(ctx, b, e.subject)
+	so, err := evalOperandActive(ctx, b, e.subject, active)
 	if err != nil {
 		return nil, err
 	}
@@ -217,7 +223,7 @@ func (e *splitFn) Eval(ctx *exec.TaskContext, b *columnar.Batch) (arrow.Array, e
 	var scratch []byte
 	var ms [][]int
 	for i := 0; i < n; i++ {
-		if !validRow(vbuf, i) {
+		if !validRow(vbuf, i) || !isActive(active, i) {
 			out.endRow(i)
 			continue
 		}

@@ -76,7 +76,13 @@ func (e *unBase64) String() string {
 }
 
 func (e *unBase64) Eval(ctx *exec.TaskContext, b *columnar.Batch) (arrow.Array, error) {
-	in, err := e.child.Eval(ctx, b)
+	return e.evalMasked(ctx, b, nil)
+}
+
+// evalMasked decodes the rows named by active (nil: all); the others are empty and raise no
+// error.
+func (e *unBase64) evalMasked(ctx *exec.TaskContext, b *columnar.Batch, active []byte) (arrow.Array, error) {
+	in, err := evalActive(ctx, b, e.child, active)
 	if err != nil {
 		return nil, err
 	}
@@ -105,7 +111,7 @@ func (e *unBase64) Eval(ctx *exec.TaskContext, b *columnar.Batch) (arrow.Array, 
 	}
 	for i := 0; i < n; i++ {
 		m := 0
-		if validRow(vbuf, i) {
+		if validRow(vbuf, i) && isActive(active, i) {
 			s := data[offs[i]:offs[i+1]]
 			if e.failOnError && !unb64Valid(s) {
 				return fail(unb64ConversionError(s))

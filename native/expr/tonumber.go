@@ -185,7 +185,12 @@ func (e *toNumber) String() string {
 }
 
 func (e *toNumber) Eval(ctx *exec.TaskContext, b *columnar.Batch) (arrow.Array, error) {
-	in, err := e.child.Eval(ctx, b)
+	return e.evalMasked(ctx, b, nil)
+}
+
+// evalMasked parses the rows named by active (nil: all); the others are zero and raise no error.
+func (e *toNumber) evalMasked(ctx *exec.TaskContext, b *columnar.Batch, active []byte) (arrow.Array, error) {
+	in, err := evalActive(ctx, b, e.child, active)
 	if err != nil {
 		return nil, err
 	}
@@ -202,7 +207,7 @@ func (e *toNumber) Eval(ctx *exec.TaskContext, b *columnar.Batch) (arrow.Array, 
 	p := toNumParser{tokens: e.tokens, scale: e.scale}
 	for i := 0; i < n; i++ {
 		out[i] = decimal128.Num{}
-		if valid[i>>3]&(1<<(i&7)) == 0 {
+		if valid[i>>3]&(1<<(i&7)) == 0 || !isActive(active, i) {
 			continue
 		}
 		s := data[offs[i]:offs[i+1]]

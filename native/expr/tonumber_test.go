@@ -79,3 +79,34 @@ func TestToNumberDigitTable(t *testing.T) {
 		}
 	}
 }
+
+// Inactive rows (an untaken CASE branch) raise no error.
+func TestStrFnMaskedRowsRaiseNothing(t *testing.T) {
+	cases := []struct{ js, good, bad string }{
+		{toNumJSON("ToNumber", "999", 3, 0), "1", "x"},
+		{unb64JSON(true), "QQ==", "!!"},
+		{splitJSON("extract_all", "(a)", 2), "b", "a"},
+	}
+	for _, c := range cases {
+		e := mustTranslate(t, c.js)
+		ctx := newCtx()
+		col := column(t, "string", c.good, c.bad)
+		m, ok := e.(masked)
+		if !ok {
+			t.Fatalf("%s is not masked", e)
+		}
+		out, err := m.evalMasked(ctx, batch(col), []byte{1})
+		if err != nil {
+			t.Errorf("%s: inactive row raised %v", e, err)
+		} else {
+			out.Release()
+		}
+		if _, err := e.Eval(ctx, batch(col)); err == nil {
+			t.Errorf("%s: active row raised nothing", e)
+		}
+		col.Release()
+		if ctx.Alloc.Used() != 0 {
+			t.Errorf("%s: %d bytes leaked", e, ctx.Alloc.Used())
+		}
+	}
+}
