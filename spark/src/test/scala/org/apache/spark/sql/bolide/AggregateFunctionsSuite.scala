@@ -1,7 +1,7 @@
 package org.apache.spark.sql.bolide
 
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.execution.aggregate.HashAggregateExec
+import org.apache.spark.sql.execution.aggregate.{HashAggregateExec, ObjectHashAggregateExec}
 import org.junit.Assert._
 import org.junit.{Before, Test}
 
@@ -9,7 +9,10 @@ import org.junit.{Before, Test}
  * Aggregate functions with non-trivial buffers, Bolide off vs on, over a table of its own (nulls,
  * NaN, -0.0 and 0.0, multibyte strings, narrow and wide decimals, dates, timestamps, few and many
  * groups): approx_count_distinct (HLL++, whose buffer words Spark's Final may read from the
- * engine's Partial and the other way round, which the mixed cases prove).
+ * engine's Partial and the other way round, which the mixed cases prove), and collect_list, native
+ * without grouping keys in its Partial (and PartialMerge) aggregates only: its Final stays in Spark
+ * (an array result) and reads the engine's serialized buffers, so every native collect_list query
+ * crosses the boundary.
  */
 class AggregateFunctionsSuite extends BolideSuiteBase {
   private val Agg = "BolideHashAggregate"
@@ -78,6 +81,45 @@ class AggregateFunctionsSuite extends BolideSuiteBase {
     val globalMixed = "SELECT aggfn_same(approx_count_distinct(id, 0.01)), aggfn_same(approx_count_distinct(k)) " +
       "FROM aggfn"
     checkNative(globalMixed, Seq(Agg))
+  }
+
+  private def sparkObjectAggregates(sql: String): Int =
+    planNodes(spark.sql(sql).queryExecution.executedPlan).count(_.isInstanceOf[ObjectHashAggregateExec])
+
+  private val listColumns = Seq("y", "s", "i", "l", "f", "d", "z", "dec", "str", "b", "dt", "ts", "ntz", "nul")
+
+  /** Binary lists as hex strings (the suites compare rows as strings; arrays of byte[] print as identities). */
+  private def hexList(list: String): String = s"transform($list, x -> hex(x))"
+
+  @Test def collectListEveryType(): Unit = {
+    // Over 4 tasks the order in which Spark's Final merges the partial lists is not defined (in
+    // Spark either): these lists are compared sorted; collectListInputOrder compares them as they are.
+    val fns = (listColumns.map(c => s"sort_array(collect_list($c))") :+
+      hexList("sort_array(collect_list(bin))")).mkString(", ")
+    val q = s"SELECT $fns, sort_array(array_agg(id)), count(*) FROM aggfn"
+    checkNative(q, Seq(Agg))
+    assertTrue("the Final collect_list should stay in Spark", sparkObjectAggregates(q) >= 1)
+    checkNative(s"SELECT $fns FROM aggfn WHERE id % 3 = 0 AND g = 2", Seq(Agg))
+  }
+
+  @Test def collectListInputOrder(): Unit = {
+    // One task reads the rows in order: the list is in input order, in Spark and natively.
+    val fns = (listColumns.map(c => s"collect_list($c)") :+ hexList("collect_list(bin)")).mkString(", ")
+    checkNative(s"SELECT $fns FROM (SELECT /*+ COALESCE(1) */ * FROM aggfn WHERE id < 3000)", Seq(Agg))
+    checkNative("SELECT array_agg(str), collect_list(d), collect_list(z) FROM (SELECT /*+ COALESCE(1) */ * FROM aggfn)",
+      Seq(Agg))
+  }
+
+  @Test def collectListEmptyAndRefused(): Unit = {
+    checkNative("SELECT collect_list(l), collect_list(str), collect_list(nul) FROM aggfn WHERE id < 0", Seq(Agg))
+    // Refused (the aggregates stay in Spark), same answers: grouping keys (past 128 groups in a
+    // task Spark's sort-based fallback reorders the lists), wide decimals, collect_set, DISTINCT.
+    checkNative("SELECT k, collect_list(id), collect_list(str) FROM (SELECT /*+ COALESCE(1) */ * FROM aggfn) " +
+      "GROUP BY k", Seq())
+    checkNative("SELECT g, sort_array(collect_list(l)) FROM aggfn GROUP BY g", Seq())
+    checkNative("SELECT sort_array(collect_list(wdec)) FROM aggfn", Seq())
+    checkNative("SELECT sort_array(collect_set(i)), sort_array(collect_set(str)) FROM aggfn", Seq())
+    checkNative("SELECT count(DISTINCT i), sort_array(collect_list(l)) FROM aggfn", Seq())
   }
 }
 
