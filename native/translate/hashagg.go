@@ -23,6 +23,17 @@ func init() {
 			"partition at a time; a partial aggregate emits its groups early (docs/tuning.md, Memory).",
 		Build: buildHashAggregate,
 	})
+	// Spark picks ObjectHashAggregate when a function keeps an object buffer
+	// (TypedImperativeAggregate: collect_list); same fields as HashAggregateExec, and the
+	// functions decide what is native (aggregate/collect.go).
+	Register(Rule{
+		SparkClass: "ObjectHashAggregateExec",
+		Name:       "BolideHashAggregate",
+		ConfKey:    "hashAggregate",
+		Doc: "when a function keeps an object buffer: collect_list without grouping keys in its Partial " +
+			"and PartialMerge modes, with Spark's serialized buffer bytes, which Spark's final aggregate reads",
+		Build: buildHashAggregate,
+	})
 	// Spark picks SortAggregate when a buffer is not fixed-width (min/max of strings). Without
 	// grouping keys its output has no order to keep, so the hash aggregate computes it exactly;
 	// with keys its parent may rely on sorted output, which a hash aggregate does not produce.

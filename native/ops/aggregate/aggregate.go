@@ -413,6 +413,11 @@ func (h *HashAggregate) account(r *aggRun) {
 	for _, f := range h.fns {
 		size += ng * int64(16*len(f.bufTypes)+1)
 	}
+	for _, f := range r.fns {
+		if s, ok := f.(sizedState); ok { // states of variable size (collect.go)
+			size += s.memSize()
+		}
+	}
 	st.ctx.Alloc.Account(size - r.accounted)
 	r.accounted = size
 }
