@@ -4,7 +4,7 @@ import scala.jdk.CollectionConverters._
 
 import com.fasterxml.jackson.databind.ObjectMapper
 
-import org.apache.spark.{QueryContext, SparkArithmeticException, SparkDateTimeException, SparkException, SparkIllegalArgumentException, SparkNumberFormatException, SparkRuntimeException}
+import org.apache.spark.{QueryContext, SparkArithmeticException, SparkArrayIndexOutOfBoundsException, SparkDateTimeException, SparkException, SparkIllegalArgumentException, SparkNumberFormatException, SparkRuntimeException}
 
 /**
  * Turns engine errors that reproduce a Spark error class into Spark's own exception, so a query
@@ -47,8 +47,14 @@ object BolideErrors {
         new SparkArithmeticException(cls, params, Array.empty[QueryContext], "")
       } else if (cls.startsWith("DATETIME_FIELD_OUT_OF_BOUNDS")) {
         new SparkDateTimeException(cls, params, Array.empty[QueryContext], "")
-      } else if (cls == "ILLEGAL_DAY_OF_WEEK") {
+      } else if (cls == "ILLEGAL_DAY_OF_WEEK" || cls == "CONVERSION_INVALID_INPUT" ||
+        cls == "INVALID_FORMAT.MISMATCH_INPUT" || cls == "INVALID_PARAMETER_VALUE.BIT_POSITION_RANGE") {
+        // QueryExecutionErrors' illegalDayOfWeekError, invalidInputInConversionError,
+        // invalidNumberFormatError and bitPositionRangeError.
         new SparkIllegalArgumentException(cls, params)
+      } else if (cls == "INVALID_ARRAY_INDEX" || cls == "INVALID_ARRAY_INDEX_IN_ELEMENT_AT") {
+        // invalidArrayIndexError, invalidElementAtIndexError.
+        new SparkArrayIndexOutOfBoundsException(cls, params, Array.empty[QueryContext], "")
       } else {
         new SparkRuntimeException(cls, params)
       }
