@@ -208,7 +208,8 @@ object PlanEncoder {
     g.writeObjectFieldStart("settings")
     conf.getAllConfs.foreach { case (k, v) =>
       if (k.startsWith("spark.bolide.") || k.startsWith("spark.sql.legacy.") ||
-        k.startsWith("spark.sql.parquet.") || k == "spark.sql.icu.caseMappings.enabled") {
+        k.startsWith("spark.sql.parquet.") || k == "spark.sql.icu.caseMappings.enabled" ||
+        k == "spark.sql.mapKeyDedupPolicy") {
         g.writeStringField(k, v)
       }
     }
