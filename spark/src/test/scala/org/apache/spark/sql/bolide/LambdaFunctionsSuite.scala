@@ -73,7 +73,7 @@ class LambdaFunctionsSuite extends BolideSuiteBase {
     checkNative("SELECT id, CASE WHEN id BETWEEN 2 AND 5 THEN aggregate(ai, 0, (a, x) -> a + coalesce(x, 0) * 2) ELSE -1 END, " +
       "id > 4 AND exists(ai, x -> x > 3), size(transform(ai, x -> x + 2)) FROM lambda_data", Native)
     // Spark evaluates the branch only for id = 6, whose array overflows: the same error, from the same row.
-    sameError("SELECT id, CASE WHEN id = 6 THEN transform(ai, x -> x * 2) END FROM lambda_data")
+    sameError("SELECT id, CASE WHEN id = 6 THEN transform(ai, x -> x * 2) END FROM lambda_data", native = false)
     checkNative("SELECT id, CASE WHEN id < 6 THEN aggregate(ai, 0, (a, x) -> a + x * 2) END FROM lambda_data", Native)
     checkNative("SELECT id FROM lambda_data WHERE exists(ai, x -> x = 3)", Seq(Scan))
   }
@@ -84,6 +84,16 @@ class LambdaFunctionsSuite extends BolideSuiteBase {
     sameError("SELECT aggregate(ai, 2147483600, (acc, x) -> acc + x * 100) FROM lambda_data")
     sameError("SELECT transform_keys(m, (k, v) -> 1) FROM lambda_data")
     sameError("SELECT transform_keys(m, (k, v) -> IF(v > 1, NULL, k)) FROM lambda_data")
+  }
+
+  /** transform_keys' map-building errors carry Spark's message too. */
+  @Test def mapKeyErrorMessages(): Unit = {
+    for (sql <- Seq("SELECT transform_keys(m, (k, v) -> 1) FROM lambda_data",
+      "SELECT transform_keys(mi, (k, v) -> CAST(v AS INT)) FROM lambda_data WHERE id = 3")) {
+      def firstLine(t: Throwable) = t.getMessage.split("\n").head
+      val off = withConf("spark.bolide.enabled" -> "false") { firstLine(thrownBy(spark.sql(sql).collect())) }
+      assertEquals(sql, off, firstLine(thrownBy(spark.sql(sql).collect())))
+    }
   }
 
   /** Not-native shapes fall back with the reason, and still answer. */
@@ -98,11 +108,17 @@ class LambdaFunctionsSuite extends BolideSuiteBase {
     assertTrue(fallback2.mkString("; "), fallback2.exists(_._2.contains("non-deterministic")))
   }
 
-  private def sameError(sql: String): Unit = {
+  /** The query fails with the same error class with Bolide off and on; on, the projection was native. */
+  private def sameError(sql: String, native: Boolean = true): Unit = {
     val off = withConf("spark.bolide.enabled" -> "false") { errorClassOf(thrownBy(spark.sql(sql).collect())) }
-    val on = errorClassOf(thrownBy(spark.sql(sql).collect()))
+    val df = spark.sql(sql)
+    val on = errorClassOf(thrownBy(df.collect()))
     assertEquals(sql, off, on)
-    assertNotNull(sql, off)
+    assertTrue(sql, off.isDefined)
+    if (native) {
+      val (ops, fallback) = operatorReport(df)
+      assertTrue(s"$sql: ${ops.mkString(", ")}; ${fallback.mkString("; ")}", ops.contains(Project))
+    }
   }
 }
 
