@@ -6,6 +6,9 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/bolide-dev/bolide/native/memory"
 )
 
 // lambdaVar is an encoded NamedLambdaVariable of a type given as Spark's type JSON.
@@ -140,4 +143,49 @@ func lambdaRun(t testing.TB, js string, cols ...arrow.Array) ([]string, error) {
 		t.Errorf("%s: %d bytes leaked", e, ctx.Alloc.Used())
 	}
 	return rows, nil
+}
+
+func TestLambdaMapZipWith(t *testing.T) {
+	mapJSON := `{"type":"map","keyType":"integer","valueType":"integer","valueContainsNull":true}`
+	st := parse(t, `{"class":"x","dataType":`+mapJSON+`}`)
+	mt, err := st.Type()
+	if err != nil {
+		t.Fatal(err)
+	}
+	build := func(rows ...[][2]any) arrow.Array {
+		mb := array.NewMapBuilderWithType(memory.NewTaskAllocator(nil), mt.Arrow().(*arrow.MapType))
+		defer mb.Release()
+		kb, ib := mb.KeyBuilder().(*array.Int32Builder), mb.ItemBuilder().(*array.Int32Builder)
+		for _, r := range rows {
+			if r == nil {
+				mb.AppendNull()
+				continue
+			}
+			mb.Append(true)
+			for _, kv := range r {
+				kb.Append(int32(kv[0].(int)))
+				if kv[1] == nil {
+					ib.AppendNull()
+				} else {
+					ib.Append(int32(kv[1].(int)))
+				}
+			}
+		}
+		a := mb.NewArray()
+		t.Cleanup(a.Release)
+		return a
+	}
+	l := build([][2]any{{1, 10}, {2, nil}}, nil, [][2]any{}, [][2]any{{5, 1}, {5, 2}})
+	r := build([][2]any{{3, 30}, {1, 11}}, [][2]any{{1, 1}}, [][2]any{{7, 7}}, [][2]any{{5, 3}, {6, 4}})
+	k := lambdaVar("k", 1, `"integer"`)
+	v1 := lambdaVar("v1", 2, `"integer"`)
+	v2 := lambdaVar("v2", 3, `"integer"`)
+	coalesce := func(a, b string) string {
+		return node("Coalesce", "integer", "children", "["+a+","+b+"]")
+	}
+	body := addInt(addInt(coalesce(v1, litInt(0)), coalesce(v2, litInt(0))), k)
+	js := hof("MapZipWith", mapJSON, "left", nestedCol(0, mapJSON), "right", nestedCol(1, mapJSON), "function", lambdaJSON(body, k, v1, v2))
+	got, err := lambdaRun(t, js, l, r)
+	expectRows(t, "map_zip_with", got, err, `[{"key":1,"value":22},{"key":2,"value":2},{"key":3,"value":33}]`, "null",
+		`[{"key":7,"value":14}]`, `[{"key":5,"value":9},{"key":6,"value":10}]`)
 }

@@ -1,6 +1,7 @@
-// Higher-order functions over maps: map_filter, transform_values and transform_keys, with
-// Spark's semantics (higherOrderFunctions.scala): a null map gives null without evaluating the
-// lambda (k, v) -> ..., which runs once per batch over the flattened entries (lambda.go).
+// Higher-order functions over maps: map_filter, transform_values, transform_keys and
+// map_zip_with, with Spark's semantics (higherOrderFunctions.scala): a null map gives null
+// without evaluating the lambda (k, v) -> ..., which runs once per batch over the flattened
+// entries (lambda.go).
 //
 // transform_keys builds each map through Spark's ArrayBasedMapBuilder rules: a null key raises
 // NULL_MAP_KEY; a repeated key raises DUPLICATED_MAP_KEY under spark.sql.mapKeyDedupPolicy
@@ -17,6 +18,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/bolide-dev/bolide/native/columnar"
@@ -28,6 +30,7 @@ import (
 func init() {
 	RegisterNested("MapFilter", "map_filter(map, (k, v) -> ...): keeps the entries whose predicate is true; a null map gives null", lambdaMapTranslator(lambdaMapFilter))
 	RegisterNested("TransformValues", "transform_values(map, (k, v) -> ...): a null map gives null", lambdaMapTranslator(lambdaMapValues))
+	RegisterNested("MapZipWith", "map_zip_with(left, right, (k, v1, v2) -> ...) with integer, boolean or string keys: keys in order of first appearance, a value absent from one map is null", translateLambdaMapZip)
 	RegisterNested("TransformKeys", "transform_keys(map, (k, v) -> ...) with integer, boolean or string keys: NULL_MAP_KEY for a null key, DUPLICATED_MAP_KEY or last-wins per spark.sql.mapKeyDedupPolicy", lambdaMapTranslator(lambdaMapKeys))
 }
 
@@ -287,4 +290,179 @@ func lambdaMapKeyString(key any) string {
 		return k
 	}
 	return fmt.Sprint(key)
+}
+
+// lambdaMapZip is map_zip_with(left, right, (k, v1, v2) -> ...): the keys of both maps in order
+// of first appearance (left's, then right's new ones), each with the value of its first entry in
+// each map (null when absent). Spark matches keys by hash equality for these key types, so the
+// same key types as transform_keys are native.
+type lambdaMapZip struct {
+	left, right Expr
+	fn          *lambdaFn
+	typ         sparktype.Type
+}
+
+func translateLambdaMapZip(e *plan.Expr, conf *plan.Conf) (Expr, error) {
+	if !e.Deterministic {
+		return nil, unsupported("map_zip_with with a non-deterministic argument or lambda")
+	}
+	t, err := e.Type()
+	if err != nil {
+		return nil, err
+	}
+	left, err := translateChild(e, "left", conf)
+	if err != nil {
+		return nil, err
+	}
+	right, err := translateChild(e, "right", conf)
+	if err != nil {
+		return nil, err
+	}
+	if left.Type().Kind != sparktype.Map || right.Type().Kind != sparktype.Map || t.Kind != sparktype.Map {
+		return nil, unsupported("map_zip_with of %s and %s", left.Type(), right.Type())
+	}
+	lk, _, _ := left.Type().KeyValue()
+	rk, _, _ := right.Type().KeyValue()
+	ok, ov, _ := t.KeyValue()
+	if !lk.Equal(rk) || !lk.Equal(ok) {
+		return nil, unsupported("map_zip_with of keys %s and %s", lk, rk)
+	}
+	switch lk.Kind {
+	case sparktype.Boolean, sparktype.Byte, sparktype.Short, sparktype.Int, sparktype.Long:
+	case sparktype.String:
+		if lk.Name != "string" {
+			return nil, unsupported("map_zip_with of keys %s", lk)
+		}
+	default:
+		return nil, unsupported("map_zip_with of keys %s", lk)
+	}
+	fn, err := translateLambda(e, "function", conf, 3)
+	if err != nil {
+		return nil, err
+	}
+	if !ov.Equal(fn.body.Type()) {
+		return nil, unsupported("map_zip_with: lambda returns %s for a result of %s", fn.body.Type(), t)
+	}
+	return &lambdaMapZip{left: left, right: right, fn: fn, typ: t}, nil
+}
+
+func (z *lambdaMapZip) Type() sparktype.Type { return z.typ }
+func (z *lambdaMapZip) mayFail() bool        { return mayFail(z.left) || mayFail(z.right) || z.fn.mayFail() }
+func (z *lambdaMapZip) String() string {
+	return fmt.Sprintf("map_zip_with(%s, %s, %s)", z.left, z.right, z.fn)
+}
+
+func (z *lambdaMapZip) Eval(ctx *exec.TaskContext, b *columnar.Batch) (arrow.Array, error) {
+	return z.evalMasked(ctx, b, nil)
+}
+
+func (z *lambdaMapZip) evalMasked(ctx *exec.TaskContext, b *columnar.Batch, active []byte) (arrow.Array, error) {
+	n := b.NumRows
+	la, err := evalActive(ctx, b, z.left, active)
+	if err != nil {
+		return nil, err
+	}
+	defer la.Release()
+	lm, err := lambdaCheckList(z, la, n)
+	if err != nil {
+		return nil, err
+	}
+	// Spark evaluates the right map only when the left one is not null.
+	rightActive := make([]byte, bitutil.BytesForBits(int64(n)))
+	for i := 0; i < n; i++ {
+		if lm.IsValid(i) && isActive(active, i) {
+			bitutil.SetBit(rightActive, i)
+		}
+	}
+	ra, err := evalActive(ctx, b, z.right, rightActive)
+	if err != nil {
+		return nil, err
+	}
+	defer ra.Release()
+	rm, err := lambdaCheckList(z, ra, n)
+	if err != nil {
+		return nil, err
+	}
+	le, lok := lm.ListValues().(*array.Struct)
+	re, rok := rm.ListValues().(*array.Struct)
+	if !lok || !rok || le.NumField() != 2 || re.NumField() != 2 {
+		return nil, fmt.Errorf("%s: map entries are %s and %s", z, lm.ListValues().DataType(), rm.ListValues().DataType())
+	}
+	lkeys, rkeys := le.Field(0), re.Field(0)
+	lkey, err := lambdaMapKeyer(lkeys)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", z, err)
+	}
+	rkey, err := lambdaMapKeyer(rkeys)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", z, err)
+	}
+	lo, ro := listOffsets(lm), listOffsets(rm)
+	live := make([]byte, len(rightActive))
+	nlive := 0
+	starts := make([]int32, n+1)
+	var parent []int32
+	var keys, v1, v2 []columnar.RowRef // per output entry: its key, left value, right value
+	at := map[any]int{}
+	for i := 0; i < n; i++ {
+		starts[i] = int32(len(parent))
+		if !bitutil.BitIsSet(rightActive, i) || !rm.IsValid(i) {
+			continue
+		}
+		bitutil.SetBit(live, i)
+		nlive++
+		clear(at)
+		first := len(parent)
+		for k := lo[i]; k < lo[i+1]; k++ {
+			if _, dup := at[lkey(int(k))]; dup {
+				continue
+			}
+			at[lkey(int(k))] = len(parent)
+			parent = append(parent, int32(i))
+			keys = append(keys, columnar.RowRef{Src: 0, Row: uint32(k)})
+			v1 = append(v1, columnar.RowRef{Src: 0, Row: uint32(k)})
+			v2 = append(v2, columnar.RowRef{Src: columnar.NullSrc})
+		}
+		for k := ro[i]; k < ro[i+1]; k++ {
+			key := rkey(int(k))
+			if j, seen := at[key]; seen {
+				if j >= first && v2[j].Src == columnar.NullSrc {
+					v2[j] = columnar.RowRef{Src: 0, Row: uint32(k)}
+				}
+				continue
+			}
+			at[key] = len(parent)
+			parent = append(parent, int32(i))
+			keys = append(keys, columnar.RowRef{Src: 1, Row: uint32(k)})
+			v1 = append(v1, columnar.RowRef{Src: columnar.NullSrc})
+			v2 = append(v2, columnar.RowRef{Src: 0, Row: uint32(k)})
+		}
+	}
+	starts[n] = int32(len(parent))
+	kc, err := columnar.Gather(ctx.Alloc, []arrow.Array{lkeys, rkeys}, keys)
+	if err != nil {
+		return nil, err
+	}
+	defer kc.Release()
+	x1, err := columnar.Gather(ctx.Alloc, []arrow.Array{le.Field(1)}, v1)
+	if err != nil {
+		return nil, err
+	}
+	defer x1.Release()
+	x2, err := columnar.Gather(ctx.Alloc, []arrow.Array{re.Field(1)}, v2)
+	if err != nil {
+		return nil, err
+	}
+	defer x2.Release()
+	out, err := z.fn.eval(ctx, b, parent, []arrow.Array{kc, x1, x2}, len(parent))
+	if err != nil {
+		return nil, err
+	}
+	defer out.Release()
+	mt := z.typ.Arrow().(*arrow.MapType)
+	sd := array.NewData(mt.Elem(), kc.Len(), []*memory.Buffer{nil}, []arrow.ArrayData{kc.Data(), out.Data()}, 0, 0)
+	entries := array.MakeFromData(sd)
+	sd.Release()
+	defer entries.Release()
+	return lambdaList(ctx.Alloc, mt, live, nlive, starts, entries), nil
 }

@@ -63,6 +63,11 @@ class LambdaFunctionsSuite extends BolideSuiteBase {
     }
   }
 
+  @Test def mapZipWith(): Unit = {
+    checkNative("SELECT id, map_zip_with(m, map('a', 10, 'zz', 20, s, 30), (k, v1, v2) -> coalesce(v1, 0) + coalesce(v2, 0) + n), " +
+      "map_zip_with(mi, mi, (k, v1, v2) -> v1 * v2), map_zip_with(m, m, (k, v1, v2) -> concat(k, s)) FROM lambda_data", Native)
+  }
+
   @Test def nestedLambdas(): Unit = {
     checkNative("SELECT id, transform(aa, a -> transform(a, x -> x + n + size(a))), " +
       "transform(ai, x -> exists(ai2, y -> y = x)), filter(aa, a -> exists(a, x -> x > id)), " +
