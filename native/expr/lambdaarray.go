@@ -11,11 +11,14 @@
 // so a body that may raise an error (ANSI arithmetic, casts) is refused for them: evaluating it on
 // every element could raise an error Spark never raises. aggregate's fold is sequential within an
 // array, so it runs in rounds, one per element position, each evaluating merge over the arrays
-// still that long: element k of every array at once.
+// still that long: element k of every array at once (the rows ordered longest first, so a round
+// costs the number of arrays it folds, and the whole fold the number of elements).
 package expr
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -293,14 +296,17 @@ func (g *lambdaAggregate) evalMasked(ctx *exec.TaskContext, b *columnar.Batch, a
 	if fl.nlive == 0 {
 		return allNull(ctx.Alloc, g.typ.Arrow(), n), nil
 	}
-	rows := make([]int32, 0, fl.nlive) // the live rows, in order
-	maxLen := int32(0)
+	// The live rows, longest array first (stable): the arrays still folding at round k are then
+	// a prefix of rows, so each round works on a prefix of the accumulators, and the
+	// accumulators of the arrays that ended are set aside once, as slices.
+	rows := make([]int32, 0, fl.nlive)
 	for i := 0; i < n; i++ {
 		if bitutil.BitIsSet(fl.live, i) {
 			rows = append(rows, int32(i))
-			maxLen = max(maxLen, fl.starts[i+1]-fl.starts[i])
 		}
 	}
+	length := func(r int32) int32 { return fl.starts[r+1] - fl.starts[r] }
+	slices.SortStableFunc(rows, func(a, b int32) int { return cmp.Compare(length(b), length(a)) })
 	// zero, on the live rows only (Spark does not evaluate it for a null array).
 	liveMask := fl.live
 	if fl.nlive == n {
@@ -315,30 +321,54 @@ func (g *lambdaAggregate) evalMasked(ctx *exec.TaskContext, b *columnar.Batch, a
 	if err != nil {
 		return nil, err
 	}
-	defer func() { acc.Release() }()
+	var done []arrow.Array // accumulators of ended arrays, latest first once reversed
+	defer func() {
+		acc.Release()
+		releaseArrays(done)
+	}()
 	values := l.ListValues()
-	for k := int32(0); k < maxLen; k++ {
-		var act, parents, idx []int32 // positions in rows; their rows; element k's value index
-		for j, r := range rows {
-			if fl.starts[r+1]-fl.starts[r] > k {
-				act = append(act, int32(j))
-				parents = append(parents, r)
-				idx = append(idx, fl.index[fl.starts[r]+k])
-			}
+	for k := int32(0); len(rows) > 0 && k < length(rows[0]); k++ {
+		c := acc.Len()
+		for c > 0 && length(rows[c-1]) <= k {
+			c--
 		}
-		next, err := g.round(ctx, b, acc, values, act, parents, idx)
+		if c < acc.Len() {
+			done = append(done, array.NewSlice(acc, int64(c), int64(acc.Len())))
+			cur := array.NewSlice(acc, 0, int64(c))
+			acc.Release()
+			acc = cur
+		}
+		idx := make([]int32, c)
+		for j, r := range rows[:c] {
+			idx[j] = fl.index[fl.starts[r]+k]
+		}
+		el, err := columnar.Take(ctx.Alloc, values, idx)
+		if err != nil {
+			return nil, err
+		}
+		res, err := g.merge.eval(ctx, b, rows[:c], []arrow.Array{acc, el}, c)
+		el.Release()
 		if err != nil {
 			return nil, err
 		}
 		acc.Release()
-		acc = next
+		acc = res
+	}
+	if len(done) > 0 {
+		parts := []arrow.Array{acc}
+		for j := len(done) - 1; j >= 0; j-- {
+			parts = append(parts, done[j])
+		}
+		all, err := array.Concatenate(parts, ctx.Alloc)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", g, err)
+		}
+		acc.Release()
+		acc = all
 	}
 	fin, err := g.finish.eval(ctx, b, rows, []arrow.Array{acc}, len(rows))
 	if err != nil {
 		return nil, err
-	}
-	if fl.nlive == n {
-		return fin, nil
 	}
 	defer fin.Release()
 	sel := make([]int32, n)
@@ -349,48 +379,11 @@ func (g *lambdaAggregate) evalMasked(ctx *exec.TaskContext, b *columnar.Batch, a
 	if err != nil {
 		return nil, err
 	}
+	if fl.nlive == n {
+		return taken, nil
+	}
 	defer taken.Release()
 	return withValidity(ctx.Alloc, taken, fl.live, 0), nil
-}
-
-// round applies merge to the accumulators at positions act (of rows parents) and element values
-// idx, and returns the new accumulator column (the others unchanged).
-func (g *lambdaAggregate) round(ctx *exec.TaskContext, b *columnar.Batch, acc, values arrow.Array, act, parents, idx []int32) (arrow.Array, error) {
-	m := acc.Len()
-	cur := acc
-	if len(act) < m {
-		var err error
-		if cur, err = columnar.Take(ctx.Alloc, acc, act); err != nil {
-			return nil, err
-		}
-		defer cur.Release()
-	}
-	el, err := columnar.Take(ctx.Alloc, values, idx)
-	if err != nil {
-		return nil, err
-	}
-	defer el.Release()
-	res, err := g.merge.eval(ctx, b, parents, []arrow.Array{cur, el}, len(act))
-	if err != nil {
-		return nil, err
-	}
-	if len(act) == m {
-		return res, nil
-	}
-	defer res.Release()
-	both, err := array.Concatenate([]arrow.Array{acc, res}, ctx.Alloc)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", g, err)
-	}
-	defer both.Release()
-	sel := make([]int32, m)
-	for j := range sel {
-		sel[j] = int32(j)
-	}
-	for p, j := range act {
-		sel[j] = int32(m + p)
-	}
-	return columnar.Take(ctx.Alloc, both, sel)
 }
 
 // lambdaZipWith is zip_with(left, right, (x, y) -> ...).
