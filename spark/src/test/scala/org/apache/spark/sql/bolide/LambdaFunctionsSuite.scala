@@ -64,7 +64,8 @@ class LambdaFunctionsSuite extends BolideSuiteBase {
   }
 
   @Test def mapZipWith(): Unit = {
-    checkNative("SELECT id, map_zip_with(m, map('a', 10, 'zz', 20, s, 30), (k, v1, v2) -> coalesce(v1, 0) + coalesce(v2, 0) + n), " +
+    checkNative("SELECT id, map_zip_with(m, map_filter(m, (k, v) -> v > 1), (k, v1, v2) -> coalesce(v1, 0) + coalesce(v2, 0) + n), " +
+      "map_zip_with(transform_keys(m, (k, v) -> concat(k, coalesce(s, '?'))), m, (k, v1, v2) -> concat(k, '=', CAST(v1 AS STRING), '/', CAST(v2 AS STRING))), " +
       "map_zip_with(mi, mi, (k, v1, v2) -> v1 * v2), map_zip_with(m, m, (k, v1, v2) -> concat(k, s)) FROM lambda_data", Native)
   }
 
