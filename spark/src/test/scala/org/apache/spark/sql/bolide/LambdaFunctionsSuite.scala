@@ -47,6 +47,12 @@ class LambdaFunctionsSuite extends BolideSuiteBase {
       "FROM lambda_data", Native)
   }
 
+  @Test def nestedValues(): Unit = {
+    checkNative("SELECT id, transform(ai, x -> named_struct('v', x, 'next', x + 1)), " +
+      "aggregate(ai, named_struct('s', CAST(n AS BIGINT), 'c', CAST(id AS BIGINT)), (acc, x) -> named_struct('s', acc.s + coalesce(x, 0), 'c', acc.c + 1L), " +
+      "acc -> acc.s * 100 + acc.c), transform(ai, x -> array(x, n)) FROM lambda_data", Native)
+  }
+
   @Test def zipWith(): Unit = {
     checkNative("SELECT id, zip_with(ai, ai2, (x, y) -> x + y), zip_with(ai, astr, (x, y) -> concat(CAST(x AS STRING), y)), " +
       "zip_with(ai2, ai, (x, y) -> coalesce(x, y, n)) FROM lambda_data", Native)
