@@ -8,8 +8,9 @@
 //
 // transform, filter, zip_with, exists and forall evaluate their lambda once per batch over the
 // flattened elements (lambda.go). exists and forall stop at the first deciding element in Spark,
-// so a body that may raise an error (ANSI arithmetic, casts) is refused for them: evaluating it on
-// every element could raise an error Spark never raises. aggregate's fold is sequential within an
+// so when their body may raise an error (ANSI arithmetic, casts) they evaluate it one element
+// position at a time over the undecided arrays only: evaluating it on every element could raise
+// an error Spark never raises. aggregate's fold is sequential within an
 // array, so it runs in rounds, one per element position, each evaluating merge over the arrays
 // still that long: element k of every array at once (the rows ordered longest first, so a round
 // costs the number of arrays it folds, and the whole fold the number of elements).
@@ -33,8 +34,8 @@ import (
 func init() {
 	RegisterNested("ArrayTransform", "transform(array, x -> ...) and transform(array, (x, i) -> ...): the lambda runs once per batch over the flattened elements; a null array gives null", lambdaArrayTranslator(lambdaTransform))
 	RegisterNested("ArrayFilter", "filter(array, x -> ...) and filter(array, (x, i) -> ...): keeps the elements whose predicate is true; a null array gives null", lambdaArrayTranslator(lambdaFilter))
-	RegisterNested("ArrayExists", "exists(array, x -> ...): three-valued (null when no element is true and some is null) unless spark.sql.legacy.followThreeValuedLogicInArrayExists is false; bodies that can raise errors are refused (Spark stops at the first true)", lambdaArrayTranslator(lambdaExists))
-	RegisterNested("ArrayForAll", "forall(array, x -> ...): false if some element is false, else null if some is null; bodies that can raise errors are refused (Spark stops at the first false)", lambdaArrayTranslator(lambdaForAll))
+	RegisterNested("ArrayExists", "exists(array, x -> ...): three-valued (null when no element is true and some is null) unless spark.sql.legacy.followThreeValuedLogicInArrayExists is false; a body that can raise an error runs element by element over the undecided arrays (Spark stops at the first true)", lambdaArrayTranslator(lambdaExists))
+	RegisterNested("ArrayForAll", "forall(array, x -> ...): false if some element is false, else null if some is null; a body that can raise an error runs element by element over the undecided arrays (Spark stops at the first false)", lambdaArrayTranslator(lambdaForAll))
 	RegisterNested("ArrayAggregate", "aggregate / reduce(array, zero, (acc, x) -> ..., acc -> ...): folds left to right, one batch-wide round per element position; the zero and merge types must be equal", translateLambdaAggregate)
 	RegisterNested("ZipWith", "zip_with(left, right, (x, y) -> ...): the shorter array is padded with nulls; null if either array is null", translateLambdaZipWith)
 }
@@ -58,6 +59,9 @@ type lambdaArrayFn struct {
 	fn          *lambdaFn
 	typ         sparktype.Type
 	threeValued bool // exists: spark.sql.legacy.followThreeValuedLogicInArrayExists
+	// stepwise: exists or forall of a body that may raise an error, evaluated one element
+	// position at a time over the undecided arrays only, as Spark stops at the deciding element.
+	stepwise bool
 }
 
 func lambdaArrayTranslator(kind lambdaArrayKind) Translator {
@@ -107,9 +111,7 @@ func lambdaArrayTranslator(kind lambdaArrayKind) Translator {
 			if fn.body.Type().Kind != sparktype.Boolean || t.Kind != sparktype.Boolean {
 				return nil, unsupported("%s: predicate of %s", name, fn.body.Type())
 			}
-			if fn.mayFail() {
-				return nil, unsupported("%s with a lambda that can raise an error: Spark stops at the first deciding element, Bolide would evaluate them all", name)
-			}
+			f.stepwise = fn.mayFail()
 			if kind == lambdaExists {
 				if f.threeValued, err = e.Bool("followThreeValuedLogic"); err != nil {
 					return nil, err
@@ -141,6 +143,9 @@ func (f *lambdaArrayFn) evalMasked(ctx *exec.TaskContext, b *columnar.Batch, act
 		return nil, err
 	}
 	fl := lambdaFlatten(l, active)
+	if f.stepwise {
+		return f.decideStepwise(ctx, b, fl, l.ListValues())
+	}
 	elems, err := fl.gather(ctx.Alloc, l.ListValues())
 	if err != nil {
 		return nil, err
@@ -221,6 +226,74 @@ func (f *lambdaArrayFn) decide(ctx *exec.TaskContext, fl *lambdaFlat, pred arrow
 				bitutil.SetBit(vals, i)
 			}
 		}
+	}
+	return lambdaBools(ctx.Alloc, vals, valid, n), nil
+}
+
+// decideStepwise is decide for a body that may raise an error: round k evaluates the body on
+// element k of the arrays still undecided (Spark's short circuit), so the cost stays the number
+// of elements evaluated.
+func (f *lambdaArrayFn) decideStepwise(ctx *exec.TaskContext, b *columnar.Batch, fl *lambdaFlat, values arrow.Array) (arrow.Array, error) {
+	decider := f.kind == lambdaExists
+	nullOut := f.kind == lambdaForAll || f.threeValued
+	n := fl.n
+	vals := make([]byte, bitutil.BytesForBits(int64(n)))
+	valid := make([]byte, len(vals))
+	sawNull := make([]bool, n)
+	settle := func(r int32, decided bool) {
+		if decided || !sawNull[r] || !nullOut {
+			bitutil.SetBit(valid, int(r))
+			if decided == decider {
+				bitutil.SetBit(vals, int(r))
+			}
+		}
+	}
+	var pending []int32
+	for i := 0; i < n; i++ {
+		if bitutil.BitIsSet(fl.live, i) {
+			pending = append(pending, int32(i))
+		}
+	}
+	for k := int32(0); len(pending) > 0; k++ {
+		var rows, idx []int32
+		for _, r := range pending {
+			if fl.starts[r+1]-fl.starts[r] > k {
+				rows = append(rows, r)
+				idx = append(idx, fl.index[fl.starts[r]+k])
+			} else {
+				settle(r, false)
+			}
+		}
+		pending = pending[:0]
+		if len(rows) == 0 {
+			break
+		}
+		el, err := columnar.Take(ctx.Alloc, values, idx)
+		if err != nil {
+			return nil, err
+		}
+		out, err := f.fn.eval(ctx, b, rows, []arrow.Array{el}, len(rows))
+		el.Release()
+		if err != nil {
+			return nil, err
+		}
+		p, ok := out.(*array.Boolean)
+		if !ok {
+			out.Release()
+			return nil, fmt.Errorf("%s: predicate returned %s", f, out.DataType())
+		}
+		for j, r := range rows {
+			switch {
+			case !p.IsValid(j):
+				sawNull[r] = true
+				pending = append(pending, r)
+			case p.Value(j) == decider:
+				settle(r, true)
+			default:
+				pending = append(pending, r)
+			}
+		}
+		out.Release()
 	}
 	return lambdaBools(ctx.Alloc, vals, valid, n), nil
 }
