@@ -358,7 +358,10 @@ type requestingSource struct {
 	every int
 }
 
-func (s *requestingSource) Open(ctx *exec.TaskContext) error { s.ctx = ctx; return s.Operator.Open(ctx) }
+func (s *requestingSource) Open(ctx *exec.TaskContext) error {
+	s.ctx = ctx
+	return s.Operator.Open(ctx)
+}
 
 func (s *requestingSource) Next() (*columnar.Batch, error) {
 	s.n++
