@@ -19,8 +19,10 @@ func init() {
 			"inputs) over ROWS or RANGE UNBOUNDED PRECEDING AND CURRENT ROW and over the whole " +
 			"partition, adding rows in order as Spark does; keys of any native type except collated " +
 			"strings (NaN equal to NaN, -0.0 to 0.0, as in Spark). The rows of the open partition are " +
-			"held in task memory; a refused reservation fails the task with the memory message (no " +
-			"spilling yet). Bounded frames, decimal sums, nth_value and first/last over frames stay in Spark.",
+			"held in task memory, or written to disk when Spark refuses memory and read back piece by " +
+			"piece (docs/tuning.md); one peer group larger than the task's memory under a RANGE frame " +
+			"or cume_dist fails the task with the memory message. Bounded frames, decimal sums, " +
+			"nth_value and first/last over frames stay in Spark.",
 		Build: buildWindow})
 }
 
