@@ -425,6 +425,38 @@ func lambdaCheckList(what fmt.Stringer, a arrow.Array, n int) (listArray, error)
 	return l, nil
 }
 
+// lambdaEvalPair evaluates the two collections of zip_with / map_zip_with: left over the active
+// rows, right only over those whose left value is not null (as Spark evaluates them), both checked
+// to be lists of the batch's rows. rightActive is the rows right was evaluated for. The caller
+// releases la and ra.
+func lambdaEvalPair(ctx *exec.TaskContext, b *columnar.Batch, what fmt.Stringer, left, right Expr,
+	active []byte) (la, ra arrow.Array, ll, rl listArray, rightActive []byte, err error) {
+	n := b.NumRows
+	if la, err = evalActive(ctx, b, left, active); err != nil {
+		return nil, nil, nil, nil, nil, err
+	}
+	if ll, err = lambdaCheckList(what, la, n); err != nil {
+		la.Release()
+		return nil, nil, nil, nil, nil, err
+	}
+	rightActive = make([]byte, bitutil.BytesForBits(int64(n)))
+	for i := 0; i < n; i++ {
+		if ll.IsValid(i) && isActive(active, i) {
+			bitutil.SetBit(rightActive, i)
+		}
+	}
+	if ra, err = evalActive(ctx, b, right, rightActive); err != nil {
+		la.Release()
+		return nil, nil, nil, nil, nil, err
+	}
+	if rl, err = lambdaCheckList(what, ra, n); err != nil {
+		la.Release()
+		ra.Release()
+		return nil, nil, nil, nil, nil, err
+	}
+	return la, ra, ll, rl, rightActive, nil
+}
+
 // lambdaBools builds a boolean column from value and validity bits (Go heap, n bits each).
 func lambdaBools(alloc memory.Allocator, vals, valid []byte, n int) arrow.Array {
 	vbuf, vb := newBitmap(alloc, n)

@@ -508,31 +508,12 @@ func (z *lambdaZipWith) Eval(ctx *exec.TaskContext, b *columnar.Batch) (arrow.Ar
 
 func (z *lambdaZipWith) evalMasked(ctx *exec.TaskContext, b *columnar.Batch, active []byte) (arrow.Array, error) {
 	n := b.NumRows
-	la, err := evalActive(ctx, b, z.left, active)
+	la, ra, ll, rl, rightActive, err := lambdaEvalPair(ctx, b, z, z.left, z.right, active)
 	if err != nil {
 		return nil, err
 	}
 	defer la.Release()
-	ll, err := lambdaCheckList(z, la, n)
-	if err != nil {
-		return nil, err
-	}
-	// Spark evaluates the right array only when the left one is not null.
-	rightActive := make([]byte, bitutil.BytesForBits(int64(n)))
-	for i := 0; i < n; i++ {
-		if ll.IsValid(i) && isActive(active, i) {
-			bitutil.SetBit(rightActive, i)
-		}
-	}
-	ra, err := evalActive(ctx, b, z.right, rightActive)
-	if err != nil {
-		return nil, err
-	}
 	defer ra.Release()
-	rl, err := lambdaCheckList(z, ra, n)
-	if err != nil {
-		return nil, err
-	}
 	lo, ro := listOffsets(ll), listOffsets(rl)
 	live := make([]byte, len(rightActive))
 	nlive := 0

@@ -358,31 +358,12 @@ func (z *lambdaMapZip) Eval(ctx *exec.TaskContext, b *columnar.Batch) (arrow.Arr
 
 func (z *lambdaMapZip) evalMasked(ctx *exec.TaskContext, b *columnar.Batch, active []byte) (arrow.Array, error) {
 	n := b.NumRows
-	la, err := evalActive(ctx, b, z.left, active)
+	la, ra, lm, rm, rightActive, err := lambdaEvalPair(ctx, b, z, z.left, z.right, active)
 	if err != nil {
 		return nil, err
 	}
 	defer la.Release()
-	lm, err := lambdaCheckList(z, la, n)
-	if err != nil {
-		return nil, err
-	}
-	// Spark evaluates the right map only when the left one is not null.
-	rightActive := make([]byte, bitutil.BytesForBits(int64(n)))
-	for i := 0; i < n; i++ {
-		if lm.IsValid(i) && isActive(active, i) {
-			bitutil.SetBit(rightActive, i)
-		}
-	}
-	ra, err := evalActive(ctx, b, z.right, rightActive)
-	if err != nil {
-		return nil, err
-	}
 	defer ra.Release()
-	rm, err := lambdaCheckList(z, ra, n)
-	if err != nil {
-		return nil, err
-	}
 	le, lok := lm.ListValues().(*array.Struct)
 	re, rok := rm.ListValues().(*array.Struct)
 	if !lok || !rok || le.NumField() != 2 || re.NumField() != 2 {
