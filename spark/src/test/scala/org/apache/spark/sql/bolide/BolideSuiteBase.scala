@@ -224,6 +224,16 @@ trait BolideSuiteBase {
       !s.getCondition.startsWith("INTERNAL") && s.getCondition != "FAILED_EXECUTE_UDF" => s.asInstanceOf[Throwable]
   }
 
+  /** The error classes with Bolide off and on; the Spark exception types must be the
+   * same (a query expected to fail both ways). */
+  def errorClassBothWays(sql: String): (Option[String], Option[String]) = {
+    val off = withConf("spark.bolide.enabled" -> "false") { thrownBy(spark.sql(sql).collect()) }
+    val on = thrownBy(spark.sql(sql).collect())
+    assertEquals(s"the exception Spark raises for $sql", sparkErrorOf(off).map(_.getClass.getName),
+      sparkErrorOf(on).map(_.getClass.getName))
+    (errorClassOf(off), errorClassOf(on))
+  }
+
   /** What body throws; the test fails when it throws nothing. */
   def thrownBy(body: => Any): Throwable = {
     try { body } catch { case t: Throwable => return t }

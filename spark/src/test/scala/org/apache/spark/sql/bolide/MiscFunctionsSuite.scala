@@ -18,15 +18,6 @@ class MiscFunctionsSuite extends BolideSuiteBase {
 
   @Before def setUp(): Unit = MiscFunctionsSuite.ensure(spark)
 
-  /** The error classes with Bolide off and on; the Spark exception types must be the same. */
-  private def errorClassBothWays(sql: String): (Option[String], Option[String]) = {
-    val off = withConf("spark.bolide.enabled" -> "false") { thrownBy(spark.sql(sql).collect()) }
-    val on = thrownBy(spark.sql(sql).collect())
-    assertEquals(s"the exception Spark raises for $sql", sparkErrorOf(off).map(_.getClass.getName),
-      sparkErrorOf(on).map(_.getClass.getName))
-    (errorClassOf(off), errorClassOf(on))
-  }
-
   @Test def integralDivide(): Unit = {
     checkNative("SELECT id, a div b, a div 3, b div a, i div j, -a div 7 FROM dbe WHERE b <> 0 AND b <> -1 AND a <> 0 AND j <> 0",
       Seq(Scan, Project))

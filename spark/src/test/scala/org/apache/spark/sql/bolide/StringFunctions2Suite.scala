@@ -19,15 +19,6 @@ class StringFunctions2Suite extends BolideSuiteBase {
 
   @Before def setUp(): Unit = StringFunctions2Suite.ensure(spark)
 
-  /** The error classes with Bolide off and on; the Spark exception types must be the same. */
-  private def errorClassBothWays(sql: String): (Option[String], Option[String]) = {
-    val off = withConf("spark.bolide.enabled" -> "false") { thrownBy(spark.sql(sql).collect()) }
-    val on = thrownBy(spark.sql(sql).collect())
-    assertEquals(s"the exception Spark raises for $sql", sparkErrorOf(off).map(_.getClass.getName),
-      sparkErrorOf(on).map(_.getClass.getName))
-    (errorClassOf(off), errorClassOf(on))
-  }
-
   private def assertStaysInSpark(expr: String, reason: String): Unit = {
     val df = checkNative(s"SELECT id, $expr FROM str2_data", Seq(Scan))
     val (native, fallback) = operatorReport(df)
