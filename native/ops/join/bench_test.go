@@ -48,9 +48,9 @@ func benchSide(keys []int64, strs []string, withString bool) *coltest.Source {
 	return src
 }
 
-// benchJoin probes 1M rows against a 100k-row build side; every probe key has a match.
-// distinct is the number of distinct build keys (duplicates when below 100k).
-func benchJoin(b *testing.B, typ JoinType, distinct int, withString bool) {
+// benchJoin probes probeRows rows against a buildRows-row build side; every probe key has a match.
+// distinct is the number of distinct build keys (duplicates when below buildRows).
+func benchJoin(b *testing.B, typ JoinType, buildRows, distinct, probeRows int, withString bool) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	dict := make([]string, 1000)
 	for i := range dict {
@@ -67,17 +67,17 @@ func benchJoin(b *testing.B, typ JoinType, distinct int, withString bool) {
 		dk[i] = int64(rng.Uint64())
 		ds[i] = dict[rng.IntN(len(dict))]
 	}
-	bk, bs := make([]int64, benchBuildRows), make([]string, benchBuildRows)
+	bk, bs := make([]int64, buildRows), make([]string, buildRows)
 	for i := range bk {
 		j := i % distinct
-		if distinct < benchBuildRows {
+		if distinct < buildRows {
 			j = rng.IntN(distinct)
 		}
 		bk[i], bs[i] = dk[j], ds[j]
 	}
-	pk, ps := make([]int64, benchProbeRows), make([]string, benchProbeRows)
+	pk, ps := make([]int64, probeRows), make([]string, probeRows)
 	for i := range pk {
-		j := rng.IntN(benchBuildRows)
+		j := rng.IntN(buildRows)
 		pk[i], ps[i] = bk[j], bs[j]
 	}
 	build, probe := benchSide(bk, bs, withString), benchSide(pk, ps, withString)
@@ -116,12 +116,14 @@ func benchJoin(b *testing.B, typ JoinType, distinct int, withString bool) {
 		op.Close()
 		ctx.Alloc.ReleaseAll()
 	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchProbeRows), "ns/probe-row")
-	b.ReportMetric(float64(out)/benchProbeRows, "out-rows/probe-row")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*probeRows), "ns/probe-row")
+	b.ReportMetric(float64(out)/float64(probeRows), "out-rows/probe-row")
 }
 
 // BenchmarkHashJoin: build 100k rows (included in the time: about a tenth of the probe's rows),
-// probe 1M rows in batches of 8192, inner join with every column output unless noted.
+// probe 1M rows in batches of 8192, inner join with every column output unless noted. The
+// big-build cases are build-bound, like TPC-H q22's anti join (1.5M orders by 100k customers,
+// probed by 150k customers): a table far larger than the caches.
 func BenchmarkHashJoin(b *testing.B) {
 	for _, c := range []struct {
 		name     string
@@ -135,6 +137,18 @@ func BenchmarkHashJoin(b *testing.B) {
 		{"string,long/unique", Inner, benchBuildRows, true},
 		{"string,long/4-duplicates", Inner, benchBuildRows / 4, true},
 	} {
-		b.Run(fmt.Sprint(c.name), func(b *testing.B) { benchJoin(b, c.typ, c.distinct, c.str) })
+		b.Run(fmt.Sprint(c.name), func(b *testing.B) {
+			benchJoin(b, c.typ, benchBuildRows, c.distinct, benchProbeRows, c.str)
+		})
+	}
+	for _, c := range []struct {
+		name     string
+		typ      JoinType
+		distinct int
+	}{
+		{"long/big-build-unique", Inner, 1_500_000},
+		{"long/big-build-15-duplicates/anti", LeftAnti, 100_000},
+	} {
+		b.Run(c.name, func(b *testing.B) { benchJoin(b, c.typ, 1_500_000, c.distinct, 150_000, false) })
 	}
 }

@@ -133,14 +133,18 @@ const (
 
 // wordSlot is a slot of the one-word table: the key itself, and the first build row of its
 // chain as row+1 (0: empty slot). Keeping the key in the slot makes a lookup touch one cache line.
+// tail (the chain's last row) sits in what would be padding: rows are appended to their chain, so
+// the chains are in build order as they are built.
 type wordSlot struct {
 	key  uint64
 	head int32
+	tail int32
 }
 
 type word2Slot struct {
 	k0, k1 uint64
 	head   int32
+	tail   int32
 }
 
 // bytesSlot is a slot of the byte-key tables: the key's hash, where its bytes are in the arena,
@@ -166,11 +170,14 @@ type table struct {
 	bslots  []bytesSlot
 	seed    maphash.Seed
 	arena   []byte // the distinct byte keys
-	// next is, per build row, the next row with the same key (-1 at the end). Rows are prepended
-	// to their chain while building, and every chain is reversed once at the end, so that a
-	// key's matches come in build order.
-	next []int32
-	rows int32 // build rows inserted
+	// next is, per build row, the next row with the same key (-1 at the end), so that a key's
+	// matches come in build order. The word tables append to their chains (the slot keeps the
+	// tail). The byte-key tables, whose slots have no room for a tail, prepend, and reverse their
+	// chains once at the end, only if some key has more than one row (chained): the reversal
+	// reads next at random, one cache miss per build row, which was the whole build's main cost.
+	next    []int32
+	rows    int32 // build rows inserted
+	chained bool
 
 	// sc is the build's per-batch scratch (and grace partitioning's); a probe brings its own, so
 	// that the tasks sharing a broadcast's table (shared.go) probe it at once.
@@ -496,8 +503,22 @@ func (t *table) full() bool { return 2*(t.entries+1) > 1<<(64-t.shift) }
 
 // push prepends build row id to the chain whose head (row+1, 0 for none) is *head.
 func (t *table) push(head *int32, id int32) {
+	if *head != 0 {
+		t.chained = true
+	}
 	t.next[id] = *head - 1
 	*head = id + 1
+}
+
+// appendRow appends build row id to the chain of a word slot (head and tail, row+1, 0 for none).
+func (t *table) appendRow(head, tail *int32, id int32) {
+	t.next[id] = -1
+	if *head == 0 {
+		*head = id + 1
+	} else {
+		t.next[*tail-1] = id
+	}
+	*tail = id + 1
 }
 
 func (t *table) insertWords(sel []int32, id int32) {
@@ -516,7 +537,7 @@ func (t *table) insertWords(sel []int32, id int32) {
 			slots[s].key = k
 			t.entries++
 		}
-		t.push(&slots[s].head, id)
+		t.appendRow(&slots[s].head, &slots[s].tail, id)
 		id++
 	}
 }
@@ -557,7 +578,7 @@ func (t *table) insertWords2(sel []int32, id int32) {
 			slots[s].k0, slots[s].k1 = k0, k1
 			t.entries++
 		}
-		t.push(&slots[s].head, id)
+		t.appendRow(&slots[s].head, &slots[s].tail, id)
 		id++
 	}
 }
@@ -634,14 +655,11 @@ func (t *table) finish() {
 		}
 		return
 	}
-	for i := range t.wslots {
-		t.reverse(&t.wslots[i].head)
-	}
-	for i := range t.w2slots {
-		t.reverse(&t.w2slots[i].head)
-	}
-	for i := range t.bslots {
-		t.reverse(&t.bslots[i].head)
+	if t.chained {
+		for i := range t.bslots {
+			t.reverse(&t.bslots[i].head)
+		}
+		t.chained = false
 	}
 	t.sc = keyScratch{}
 }
