@@ -9,6 +9,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/bolide-dev/bolide/native/columnar"
 	"github.com/bolide-dev/bolide/native/columnar/coltest"
@@ -309,4 +310,47 @@ func TestGenerateRefusesMismatchedOutput(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "explode yields int") {
 		t.Errorf("got %v", err)
 	}
+}
+
+// TestGenerateInlineHidesNullStructFields: a null struct element whose fields hold values (as a
+// computed struct may) gives a row of nulls, not its fields.
+func TestGenerateInlineHidesNullStructFields(t *testing.T) {
+	st := genType(t, genStJSON)
+	lb := array.NewBuilder(coltest.Mem, st.Arrow()).(*array.ListBuilder)
+	sb := lb.ValueBuilder().(*array.StructBuilder)
+	lb.Append(true)
+	for i := 0; i < 3; i++ {
+		sb.Append(true)
+		sb.FieldBuilder(0).(*array.Int32Builder).Append(int32(i))
+		sb.FieldBuilder(1).(*array.StringBuilder).Append(fmt.Sprint("v", i))
+	}
+	full := lb.NewArray()
+	lb.Release()
+	// The same list with its second struct element marked null (the fields keep their values).
+	l := full.(*array.List)
+	sd := l.ListValues().Data()
+	valid := memory.NewResizableBuffer(coltest.Mem)
+	valid.Resize(1)
+	valid.Bytes()[0] = 0b101
+	nsd := array.NewData(sd.DataType(), sd.Len(), []*memory.Buffer{valid, nil}, sd.Children(), 1, 0)
+	ld := array.NewData(l.DataType(), l.Len(), l.Data().Buffers(), []arrow.ArrayData{nsd}, 0, 0)
+	col := array.MakeFromData(ld)
+	ld.Release()
+	nsd.Release()
+	valid.Release()
+	full.Release()
+	src := &coltest.Source{Fields: coltest.Fields([]sparktype.Type{st}),
+		Batches: []*columnar.Batch{columnar.NewBatch([]arrow.Array{col}, 1)}}
+	defer src.Release()
+	e, _ := st.Elem()
+	spec := GenerateSpec{Kind: GenInline, Collection: translateExpr(t, genAttr(genStJSON, 0))}
+	op, err := NewGenerate(src, nil, spec, coltest.Fields([]sparktype.Type{e.Fields()[0].Type, e.Fields()[1].Type}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := coltest.Drain(t, op, coltest.NewCtx(16), 16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	coltest.CompareRows(t, "inline", got, [][]any{{int64(0), "v0"}, {nil, nil}, {int64(2), "v2"}})
 }
