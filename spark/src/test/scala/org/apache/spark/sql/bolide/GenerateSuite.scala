@@ -91,6 +91,8 @@ class GenerateSuite extends BolideSuiteBase {
     // A generator over a sequence, and a sequence of zero step between equal boundaries.
     checkNative("SELECT id, x FROM gen_data LATERAL VIEW explode(sequence(1, n, 1)) t AS x WHERE n > 0", Seq(Scan, Gen))
     checkNative("SELECT id, sequence(n, n, 0) FROM gen_data", Seq(Scan, Project))
+    // Interval steps stay in Spark (the projection falls back), with the same answer.
+    checkNative("SELECT id, sequence(d, DATE'2024-03-09', INTERVAL 2 DAY) FROM gen_data", Seq(Scan))
   }
 
   /** Spark's sequence errors, raised natively with the same class and exception type. */
@@ -132,6 +134,14 @@ class GenerateSuite extends BolideSuiteBase {
     checkNative("SELECT id, explode(array(id, id + 1, n)) FROM gen_data", Seq(Scan, Gen))
     checkNative("SELECT id, explode(map(id, s)) FROM gen_data", Seq(Scan, Gen))
     checkNative("SELECT id, explode(split(s, 'b')) FROM gen_data", Seq(Scan, Gen))
+  }
+
+  @Test def operatorSwitch(): Unit = {
+    withConf("spark.bolide.exec.generate.enabled" -> "false") {
+      val df = checkNative("SELECT id, explode(ai) FROM gen_data", Seq(Scan))
+      assertFalse(nativeOperators(df).contains(Gen))
+      assertTrue(bolideReport(df).contains("spark.bolide.exec.generate.enabled=false"))
+    }
   }
 }
 
