@@ -41,6 +41,8 @@ func functionStatus(f BuiltinFunction) string {
 	// "window": either way the window operator decides.
 	case (f.Kind == "window" || f.Kind == "aggregate") && WindowFunctionSupported(short):
 		return fnNative
+	case f.Kind == "generator" && GeneratorSupported(short):
+		return fnNative
 	case f.Kind != "aggregate" && expr.Registered(short):
 		return fnNative
 	case f.Kind == "replaceable":

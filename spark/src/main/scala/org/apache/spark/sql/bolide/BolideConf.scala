@@ -51,7 +51,7 @@ object BolideConf {
   val OperatorNames: Seq[String] = Seq(
     "scan", "filter", "project", "hashAggregate", "localLimit", "globalLimit", "collectLimit", "sort",
     "takeOrderedAndProject", "broadcastHashJoin", "shuffledHashJoin", "sortMergeJoin", "shuffle", "window",
-    "broadcastExchange", "emptyRelation", "expand", "coalesce", "icebergScan")
+    "broadcastExchange", "emptyRelation", "expand", "coalesce", "icebergScan", "generate")
 
   val operatorEntries: Seq[Entry] = OperatorNames.map { op =>
     entry(s"spark.bolide.exec.$op.enabled", "true",

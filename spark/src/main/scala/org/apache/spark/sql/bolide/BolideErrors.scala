@@ -48,9 +48,11 @@ object BolideErrors {
       } else if (cls.startsWith("DATETIME_FIELD_OUT_OF_BOUNDS")) {
         new SparkDateTimeException(cls, params, Array.empty[QueryContext], "")
       } else if (cls == "ILLEGAL_DAY_OF_WEEK" || cls == "CONVERSION_INVALID_INPUT" ||
-        cls == "INVALID_FORMAT.MISMATCH_INPUT" || cls == "INVALID_PARAMETER_VALUE.BIT_POSITION_RANGE") {
+        cls == "INVALID_FORMAT.MISMATCH_INPUT" || cls == "INVALID_PARAMETER_VALUE.BIT_POSITION_RANGE" ||
+        cls == "_LEGACY_ERROR_TEMP_3243") {
         // QueryExecutionErrors' illegalDayOfWeekError, invalidInputInConversionError,
-        // invalidNumberFormatError and bitPositionRangeError.
+        // invalidNumberFormatError and bitPositionRangeError; sequence's illegal boundaries (the
+        // generated code of Sequence raises it as a SparkIllegalArgumentException).
         new SparkIllegalArgumentException(cls, params)
       } else if (cls == "INVALID_ARRAY_INDEX" || cls == "INVALID_ARRAY_INDEX_IN_ELEMENT_AT") {
         // invalidArrayIndexError, invalidElementAtIndexError.
