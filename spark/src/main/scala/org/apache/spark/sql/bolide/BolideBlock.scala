@@ -5,6 +5,7 @@ import scala.collection.mutable.ArrayBuffer
 import org.apache.spark.{OneToOneDependency, Partition, SparkContext, SparkEnv, TaskContext}
 import org.apache.spark.rdd.RDD
 import org.apache.spark.broadcast.Broadcast
+import org.apache.spark.sql.catalyst.expressions.Expression
 import org.apache.spark.sql.execution.{EmptyRelationExec, ExecSubqueryExpression, FileSourceScanExec, SparkPlan}
 import org.apache.spark.sql.execution.adaptive.BroadcastQueryStageExec
 import org.apache.spark.sql.execution.exchange.{BroadcastExchangeLike, ReusedExchangeExec}
@@ -24,7 +25,10 @@ object BolideBlock {
     val inputs = ArrayBuffer.empty[SparkPlan]
     val leaves = ArrayBuffer.empty[(Int, SparkPlan)]
     val nodes = ArrayBuffer.empty[(Int, BolideExec)]
-    val plan = PlanEncoder.encodeBlock(top, inputs, leaves, nodes)
+    // With dispatch on, the encoded expressions travel with the RDD: a task evaluates those the
+    // engine dispatches to the JVM (BolideDispatcher).
+    val dispatch = if (BolideConf.DISPATCH_ENABLED.getBoolean(SQLConf.get)) ArrayBuffer.empty[Expression] else null
+    val plan = PlanEncoder.encodeBlock(top, inputs, leaves, nodes, dispatch)
     val scans = leaves.collect { case (id, s: FileSourceScanExec) => (id, s) }
     // Iceberg scans: each partition's FileScanTasks, planned by Iceberg Java after runtime filtering.
     val icebergLeaves = leaves.collect { case (id, b: BatchScanExec) => (id, b) }.toSeq
@@ -74,7 +78,7 @@ object BolideBlock {
       icebergReaders, icebergInputs, readers,
       BolideConf.BATCH_SIZE.getInt(sqlConf), numPartitions,
       top.schema, top.longMetric("numOutputRows"), top.longMetric("numOutputBatches"),
-      top.longMetric("nativeTime"), operators)
+      top.longMetric("nativeTime"), operators, if (dispatch == null) null else dispatch.toArray)
   }
 
   private def emptyRelation(top: BolideExec): Boolean = {
@@ -177,7 +181,8 @@ class BolideBlockRDD(
     numOutputRows: SQLMetric,
     numOutputBatches: SQLMetric,
     nativeTime: SQLMetric,
-    operators: Seq[NativeOperatorMetrics])
+    operators: Seq[NativeOperatorMetrics],
+    dispatchExpressions: Array[Expression] = null)
   extends RDD[ColumnarBatch](sc, BlockInput.partitioned(blockInputs).map(new OneToOneDependency(_))) {
 
   private def inputs: Seq[RDD[ColumnarBatch]] = BlockInput.partitioned(blockInputs)
@@ -242,6 +247,15 @@ class BolideBlockRDD(
         owned.foreach(_.close())
         allocator.close()
         throw t
+    }
+    if (dispatchExpressions != null) {
+      try NativeLib.setDispatcher(handle, new BolideDispatcher(dispatchExpressions, allocator, p.index)) catch {
+        case t: Throwable =>
+          NativeLib.close(handle)
+          owned.foreach(_.close())
+          allocator.close()
+          throw t
+      }
     }
     val it = new NativeBatchIterator(handle, allocator, reserver, numOutputRows, numOutputBatches, nativeTime,
       () => owned.foreach(_.close()), operators)
