@@ -40,9 +40,19 @@ object PlanEncoder {
 
   /**
    * The expressions encoded so far, numbered: each encoded expression carries its index ("id"),
-   * by which a task asks the JVM to evaluate one the engine dispatches (NativeDispatcher).
+   * by which a task asks the JVM to evaluate one the engine dispatches (NativeDispatcher). Equal
+   * expressions share their id, so that they encode alike (the engine compares encodings: an
+   * Expand evaluates a column once when its projections agree).
    */
-  private val numbered = new scala.util.DynamicVariable[ArrayBuffer[Expression]](null)
+  private final class Numbering(val table: ArrayBuffer[Expression]) {
+    private val ids = scala.collection.mutable.HashMap.empty[Expression, Int]
+    def idOf(e: Expression): Int = {
+      def add(): Int = { table += e; table.size - 1 }
+      // An expression that cannot be hashed (none is known) gets an id of its own.
+      try ids.getOrElseUpdate(e, add()) catch { case scala.util.control.NonFatal(_) => add() }
+    }
+  }
+  private val numbered = new scala.util.DynamicVariable[Numbering](null)
 
   private def json(body: JsonGenerator => Unit): Array[Byte] = {
     val out = new ByteArrayOutputStream()
@@ -59,7 +69,7 @@ object PlanEncoder {
 
   /** The driver-side planning request over a whole plan; node ids come from `ids`. */
   def planRequest(plan: SparkPlan, ids: IdentityHashMap[SparkPlan, Integer], conf: SQLConf): Array[Byte] =
-    numbered.withValue(ArrayBuffer.empty) { json { g =>
+    numbered.withValue(new Numbering(ArrayBuffer.empty)) { json { g =>
       g.writeStartObject()
       g.writeFieldName("conf"); writeConf(g, conf)
       g.writeFieldName("plan"); writeNode(g, plan, ids, _ => Encode)
@@ -112,7 +122,7 @@ object PlanEncoder {
     }
     number(top)
     val table = if (expressions != null) expressions else ArrayBuffer.empty[Expression]
-    val bytes = subqueryValues.withValue(true) { numbered.withValue(table) { json { g =>
+    val bytes = subqueryValues.withValue(true) { numbered.withValue(new Numbering(table)) { json { g =>
       writeNode(g, top, ids, {
         case _: BolideExec => Encode
         case other => inputs += other; AsInput(inputs.size - 1)
@@ -408,11 +418,8 @@ object PlanEncoder {
     }
     g.writeBooleanField("nullable", try e.nullable catch { case _: Throwable => true })
     g.writeBooleanField("deterministic", try e.deterministic catch { case _: Throwable => false })
-    val table = numbered.value
-    if (table != null) {
-      g.writeNumberField("id", table.size)
-      table += e
-    }
+    val numbering = numbered.value
+    if (numbering != null) g.writeNumberField("id", numbering.idOf(e))
     e match {
       case a: AttributeReference =>
         g.writeNumberField("exprId", a.exprId.id)
