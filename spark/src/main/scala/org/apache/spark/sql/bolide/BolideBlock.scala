@@ -6,7 +6,7 @@ import org.apache.spark.{OneToOneDependency, Partition, SparkContext, SparkEnv, 
 import org.apache.spark.rdd.RDD
 import org.apache.spark.broadcast.Broadcast
 import org.apache.spark.sql.catalyst.expressions.Expression
-import org.apache.spark.sql.execution.{EmptyRelationExec, ExecSubqueryExpression, FileSourceScanExec, SparkPlan}
+import org.apache.spark.sql.execution.{EmptyRelationExec, ExecSubqueryExpression, FileSourceScanExec, FilterExec, ProjectExec, SparkPlan}
 import org.apache.spark.sql.execution.adaptive.BroadcastQueryStageExec
 import org.apache.spark.sql.execution.exchange.{BroadcastExchangeLike, ReusedExchangeExec}
 import org.apache.spark.sql.bolide.shuffle.{BolideBroadcastBatches, BolideBroadcastExchangeExec, BolideShuffledBatchRDD}
@@ -78,7 +78,22 @@ object BolideBlock {
       icebergReaders, icebergInputs, readers,
       BolideConf.BATCH_SIZE.getInt(sqlConf), numPartitions,
       top.schema, top.longMetric("numOutputRows"), top.longMetric("numOutputBatches"),
-      top.longMetric("nativeTime"), operators, if (dispatch == null) null else dispatch.toArray)
+      top.longMetric("nativeTime"), operators, if (dispatch == null) null else dispatchable(dispatch, nodes.toSeq))
+  }
+
+  /**
+   * The encoded expressions a task may be asked to evaluate: the engine dispatches expressions of
+   * Projects and Filters only, so only theirs travel (what Spark's own operators would ship); the
+   * other ids are null.
+   */
+  private def dispatchable(encoded: ArrayBuffer[Expression], nodes: Seq[(Int, BolideExec)]): Array[Expression] = {
+    val roots = nodes.flatMap { case (_, b) => b.original match {
+      case p: ProjectExec => p.projectList
+      case f: FilterExec => Seq(f.condition)
+      case _ => Nil
+    } }
+    val allowed: Set[Expression] = roots.flatMap(_.collect { case e => e }).toSet
+    encoded.map(e => if (allowed.contains(e)) e else null).toArray
   }
 
   private def emptyRelation(top: BolideExec): Boolean = {
