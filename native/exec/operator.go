@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"sync/atomic"
 
+	"github.com/apache/arrow-go/v18/arrow"
+
 	"github.com/bolide-dev/bolide/native/columnar"
 	"github.com/bolide-dev/bolide/native/memory"
 	"github.com/bolide-dev/bolide/native/plan"
@@ -85,6 +87,16 @@ type TaskContext struct {
 	// Meter counts and times the block's operators for their Spark nodes' metrics; nil leaves
 	// them untimed (planning, unit tests).
 	Meter *Meter
+	// Dispatch evaluates expressions the engine has no kernel for with Spark's own code in the
+	// JVM (expr.Dispatch); nil when the task has no JVM evaluator (planning, unit tests).
+	Dispatch ExprDispatcher
+}
+
+// ExprDispatcher evaluates encoded expression id (plan.Expr.ID) with Spark's code over one batch
+// of its input columns: cols[i] holds the attribute exprIDs[i]; the result has rows values. One
+// call per batch.
+type ExprDispatcher interface {
+	Dispatch(id int, exprIDs []int64, cols []arrow.Array, rows int) (arrow.Array, error)
 }
 
 // FileFallback reads split `file` (an index into Files[scan]) of a scan node with Spark's own

@@ -78,6 +78,9 @@ func Translate(e *plan.Expr, conf *plan.Conf) (Expr, error) {
 	}
 	short := plan.ShortClass(e.Class)
 	ent, ok := registry[short]
+	if ok && !ExpressionEnabled(conf, short) {
+		return nil, &Unsupported{Reason: fmt.Sprintf("expression %s is disabled by %s", short, ExpressionKey(short))}
+	}
 	if !ok {
 		return nil, &Unsupported{Reason: fmt.Sprintf("expression %s is not supported natively", short)}
 	}

@@ -22,6 +22,8 @@ static jclass bolide_frames_cls;
 static jmethodID bolide_next_frame;
 static jmethodID bolide_frame_address;
 
+int bolide_dispatch_onload(JNIEnv* env); // dispatch.c
+
 static jclass global_class(JNIEnv* env, const char* name) {
 	jclass local = (*env)->FindClass(env, name);
 	if (local == NULL) return NULL;
@@ -60,6 +62,7 @@ JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM* vm, void* reserved) {
 		bolide_unreserve == NULL || bolide_fallback_open == NULL || bolide_next_frame == NULL ||
 		bolide_frame_address == NULL || bolide_acquire_storage == NULL ||
 		bolide_release_storage == NULL) return JNI_ERR;
+	if (bolide_dispatch_onload(env) != 0) return JNI_ERR;
 	return JNI_VERSION_1_8;
 }
 

@@ -66,6 +66,9 @@ type Expr struct {
 	ExprID  *int64 `json:"exprId,omitempty"`
 	Ordinal *int   `json:"ordinal,omitempty"`
 	Name    string `json:"name,omitempty"`
+	// ID numbers the expression within its encoding (PlanEncoder): a block's task asks the JVM
+	// to evaluate expression ID with Spark's code (expressions dispatched to the JVM, expr.Dispatch).
+	ID *int `json:"id,omitempty"`
 }
 
 // Type parses the expression's Spark result type.
@@ -280,6 +283,9 @@ type Decision struct {
 	// Unordered: a native node whose output order Spark's node would report, but which does not
 	// keep it (nothing above reads it); the JVM reports no output ordering for it.
 	Unordered bool `json:"unordered,omitempty"`
+	// Dispatched names the classes of the node's expressions that the JVM evaluates for it
+	// (expr.Dispatch), one entry per dispatched expression.
+	Dispatched []string `json:"dispatched,omitempty"`
 }
 
 // PlanResponse answers a PlanRequest, one decision per node.

@@ -19,7 +19,7 @@ func buildFilter(n *plan.Node, children []exec.Operator, conf *plan.Conf) (exec.
 	if err != nil {
 		return nil, err
 	}
-	cond, err := expr.Translate(c, conf)
+	cond, err := expr.TranslateOrDispatch(c, conf)
 	if err != nil {
 		return nil, err
 	}
@@ -38,18 +38,18 @@ func buildFilter(n *plan.Node, children []exec.Operator, conf *plan.Conf) (exec.
 	// Its conjuncts let the filter read a scan below it lazily (ops/latefilter.go).
 	var cs []ops.Conjunct
 	for _, e := range conjunctsOf(c) {
-		x, err := expr.Translate(e, conf)
+		x, err := expr.TranslateOrDispatch(e, conf)
 		if err != nil {
-			return f, nil
+			return withDispatched(f, cond), nil
 		}
 		refs, err := plan.References(e)
 		if err != nil {
-			return f, nil
+			return withDispatched(f, cond), nil
 		}
 		cs = append(cs, ops.Conjunct{Expr: x, Refs: refs, Deterministic: e.Deterministic})
 	}
 	f.SetConjuncts(cs)
-	return f, nil
+	return withDispatched(f, cond), nil
 }
 
 // conjunctsOf flattens the Ands of a condition, in Spark's evaluation order.

@@ -35,6 +35,7 @@ func decide(n *plan.Node, conf *plan.Conf, resp *plan.PlanResponse) exec.Operato
 		d.Native = true
 		r := rules[plan.ShortClass(n.Class)]
 		d.Name = r.Name
+		d.Dispatched = dispatchedOf(op)
 		if r.EndsBlock {
 			op = nil // the parent reads the Spark wrapper's rows as an input
 		}

@@ -28,7 +28,7 @@ func buildProject(n *plan.Node, children []exec.Operator, conf *plan.Conf) (exec
 	}
 	exprs := make([]expr.Expr, len(list))
 	for i, e := range list {
-		if exprs[i], err = expr.Translate(e, conf); err != nil {
+		if exprs[i], err = expr.TranslateOrDispatch(e, conf); err != nil {
 			return nil, err
 		}
 		if !exprs[i].Type().Equal(schema[i].Type) {
@@ -36,5 +36,9 @@ func buildProject(n *plan.Node, children []exec.Operator, conf *plan.Conf) (exec
 				schema[i].Name, exprs[i].Type(), schema[i].Type)
 		}
 	}
-	return ops.NewProject(children[0], exprs, schema), nil
+	p := ops.NewProject(children[0], exprs, schema)
+	if d := expr.DispatchedIn(exprs...); len(d) > 0 {
+		return &dispatching{Operator: p, classes: d}, nil
+	}
+	return p, nil
 }

@@ -48,6 +48,12 @@ public final class NativeLib {
   public static native long createPlan(
       byte[] request, Object[] inputs, NativeMemoryReserver reserver, NativeFileFallback fallback);
 
+  /**
+   * Gives the block the evaluator of the expressions it dispatches to the JVM (see
+   * {@link NativeDispatcher}); called after {@link #createPlan}, before the first batch.
+   */
+  public static native void setDispatcher(long handle, NativeDispatcher dispatcher);
+
   /** Exports the block's output schema into an ArrowSchema at {@code schemaAddress}. */
   public static native void exportSchema(long handle, long schemaAddress);
 

@@ -5,7 +5,8 @@ import scala.collection.mutable.ArrayBuffer
 import org.apache.spark.{OneToOneDependency, Partition, SparkContext, SparkEnv, TaskContext}
 import org.apache.spark.rdd.RDD
 import org.apache.spark.broadcast.Broadcast
-import org.apache.spark.sql.execution.{EmptyRelationExec, ExecSubqueryExpression, FileSourceScanExec, SparkPlan}
+import org.apache.spark.sql.catalyst.expressions.Expression
+import org.apache.spark.sql.execution.{EmptyRelationExec, ExecSubqueryExpression, FileSourceScanExec, FilterExec, ProjectExec, SparkPlan}
 import org.apache.spark.sql.execution.adaptive.BroadcastQueryStageExec
 import org.apache.spark.sql.execution.exchange.{BroadcastExchangeLike, ReusedExchangeExec}
 import org.apache.spark.sql.bolide.shuffle.{BolideBroadcastBatches, BolideBroadcastExchangeExec, BolideShuffledBatchRDD}
@@ -24,7 +25,10 @@ object BolideBlock {
     val inputs = ArrayBuffer.empty[SparkPlan]
     val leaves = ArrayBuffer.empty[(Int, SparkPlan)]
     val nodes = ArrayBuffer.empty[(Int, BolideExec)]
-    val plan = PlanEncoder.encodeBlock(top, inputs, leaves, nodes)
+    // With dispatch on, the encoded expressions travel with the RDD: a task evaluates those the
+    // engine dispatches to the JVM (BolideDispatcher).
+    val dispatch = if (BolideConf.DISPATCH_ENABLED.getBoolean(SQLConf.get)) ArrayBuffer.empty[Expression] else null
+    val plan = PlanEncoder.encodeBlock(top, inputs, leaves, nodes, dispatch)
     val scans = leaves.collect { case (id, s: FileSourceScanExec) => (id, s) }
     // Iceberg scans: each partition's FileScanTasks, planned by Iceberg Java after runtime filtering.
     val icebergLeaves = leaves.collect { case (id, b: BatchScanExec) => (id, b) }.toSeq
@@ -74,7 +78,22 @@ object BolideBlock {
       icebergReaders, icebergInputs, readers,
       BolideConf.BATCH_SIZE.getInt(sqlConf), numPartitions,
       top.schema, top.longMetric("numOutputRows"), top.longMetric("numOutputBatches"),
-      top.longMetric("nativeTime"), operators)
+      top.longMetric("nativeTime"), operators, if (dispatch == null) null else dispatchable(dispatch, nodes.toSeq))
+  }
+
+  /**
+   * The encoded expressions a task may be asked to evaluate: the engine dispatches expressions of
+   * Projects and Filters only, so only theirs travel (what Spark's own operators would ship); the
+   * other ids are null.
+   */
+  private def dispatchable(encoded: ArrayBuffer[Expression], nodes: Seq[(Int, BolideExec)]): Array[Expression] = {
+    val roots = nodes.flatMap { case (_, b) => b.original match {
+      case p: ProjectExec => p.projectList
+      case f: FilterExec => Seq(f.condition)
+      case _ => Nil
+    } }
+    val allowed: Set[Expression] = roots.flatMap(_.collect { case e => e }).toSet
+    encoded.map(e => if (allowed.contains(e)) e else null).toArray
   }
 
   private def emptyRelation(top: BolideExec): Boolean = {
@@ -177,7 +196,8 @@ class BolideBlockRDD(
     numOutputRows: SQLMetric,
     numOutputBatches: SQLMetric,
     nativeTime: SQLMetric,
-    operators: Seq[NativeOperatorMetrics])
+    operators: Seq[NativeOperatorMetrics],
+    dispatchExpressions: Array[Expression] = null)
   extends RDD[ColumnarBatch](sc, BlockInput.partitioned(blockInputs).map(new OneToOneDependency(_))) {
 
   private def inputs: Seq[RDD[ColumnarBatch]] = BlockInput.partitioned(blockInputs)
@@ -242,6 +262,15 @@ class BolideBlockRDD(
         owned.foreach(_.close())
         allocator.close()
         throw t
+    }
+    if (dispatchExpressions != null) {
+      try NativeLib.setDispatcher(handle, new BolideDispatcher(dispatchExpressions, allocator, p.index)) catch {
+        case t: Throwable =>
+          NativeLib.close(handle)
+          owned.foreach(_.close())
+          allocator.close()
+          throw t
+      }
     }
     val it = new NativeBatchIterator(handle, allocator, reserver, numOutputRows, numOutputBatches, nativeTime,
       () => owned.foreach(_.close()), operators)

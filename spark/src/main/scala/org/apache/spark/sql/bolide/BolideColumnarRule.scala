@@ -33,7 +33,7 @@ object BolidePlanRule extends Rule[SparkPlan] with Logging {
   /** elided: a native node its parent made redundant (a sort-merge join's build-side sort). */
   /** unordered: a native node that does not keep the order its Spark node would report. */
   final case class Decision(native: Boolean, name: String, reason: String, elided: Boolean = false,
-      unordered: Boolean = false)
+      unordered: Boolean = false, dispatched: Seq[String] = Nil)
 
   override def apply(plan: SparkPlan): SparkPlan = {
     val conf = SQLConf.get
@@ -47,7 +47,8 @@ object BolidePlanRule extends Rule[SparkPlan] with Logging {
     val decisions = response.get("decisions").elements().asScala.map { d =>
       d.get("id").asInt() -> Decision(
         d.path("native").asBoolean(false), d.path("name").asText(""), d.path("reason").asText(""),
-        d.path("elided").asBoolean(false), d.path("unordered").asBoolean(false))
+        d.path("elided").asBoolean(false), d.path("unordered").asBoolean(false),
+        d.path("dispatched").elements().asScala.map(_.asText()).toSeq)
     }.toMap
     val logFallback = BolideConf.EXPLAIN_FALLBACK.getBoolean(conf)
 
@@ -85,6 +86,7 @@ object BolidePlanRule extends Rule[SparkPlan] with Logging {
           // Tags carry the logical link AQE needs to create query stages.
           val b = BolideExec(d.name, p, newChildren, unordered = d.unordered)
           b.copyTagsFrom(p)
+          if (d.dispatched.nonEmpty) b.setTagValue(BolideExec.Dispatched, d.dispatched)
           b
         case _ =>
           if (!isWrapper(p)) {

@@ -47,6 +47,14 @@ object BolideConf {
       "store the latency of the next files overlaps the decoding of the current one). 1 opens them " +
       "one after another.")
 
+  val DISPATCH_ENABLED: Entry = entry("spark.bolide.dispatch.enabled", "false",
+    "When a native Project or Filter meets an expression the engine cannot evaluate, keep the " +
+      "operator native and have the JVM evaluate that expression with Spark's own code, one call " +
+      "per batch (deterministic, row-by-row expressions of atomic types). Off, the operator stays " +
+      "in Spark. `spark.bolide.expression.<Class>.enabled=false` (its short name, e.g. `spark.bolide.expression.Upper.enabled`) " +
+      "turns one expression class's native kernel off: it is then dispatched, or its operator stays " +
+      "in Spark.")
+
   /** Operators with a per-operator switch: spark.bolide.exec.<name>.enabled. */
   val OperatorNames: Seq[String] = Seq(
     "scan", "filter", "project", "hashAggregate", "localLimit", "globalLimit", "collectLimit", "sort",

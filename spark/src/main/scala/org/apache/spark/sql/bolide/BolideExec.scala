@@ -67,9 +67,17 @@ case class BolideExec(
 
   override def simpleString(maxFields: Int): String = {
     val s = original.simpleString(maxFields)
-    if (s.startsWith(original.nodeName)) nativeName + s.substring(original.nodeName.length)
-    else s"$nativeName $s"
+    val named = if (s.startsWith(original.nodeName)) nativeName + s.substring(original.nodeName.length)
+      else s"$nativeName $s"
+    // Expressions the JVM evaluates for the native operator (spark.bolide.dispatch.enabled).
+    dispatched match {
+      case Nil => named
+      case ds => s"$named, ${ds.size} dispatched: ${ds.map(d => s"dispatch($d)").mkString(", ")}"
+    }
   }
+
+  /** The classes of the expressions the JVM evaluates for this operator (the planner's answer). */
+  def dispatched: Seq[String] = getTagValue(BolideExec.Dispatched).getOrElse(Nil)
 
   override protected def doExecute(): RDD[InternalRow] =
     throw new IllegalStateException(s"$nativeName is columnar; Spark should have added a transition")
@@ -94,4 +102,7 @@ object BolideExec {
 
   /** Why a Spark node was not replaced; read by the explain generator. */
   val FallbackReason: TreeNodeTag[String] = TreeNodeTag[String]("bolide.fallback")
+
+  /** The classes of a native node's expressions that the JVM evaluates (dispatched). */
+  val Dispatched: TreeNodeTag[Seq[String]] = TreeNodeTag[Seq[String]]("bolide.dispatched")
 }

@@ -16,10 +16,14 @@ class BolideExplainGenerator extends ExtendedExplainGenerator {
   override def generateExtendedInfo(plan: SparkPlan): String = {
     val native = ArrayBuffer.empty[String]
     val fallback = ArrayBuffer.empty[String]
+    val dispatched = ArrayBuffer.empty[String]
     def walk(p: SparkPlan): Unit = {
       p match {
         case a: AdaptiveSparkPlanExec => walk(a.executedPlan); return
         case q: QueryStageExec => walk(q.plan); return
+        case b: BolideExec =>
+          native += b.nodeName
+          dispatched ++= b.dispatched
         case b: BolideNode => native += b.nodeName
         case other if !BolidePlanRule.isWrapper(other) =>
           val reason = other.getTagValue(BolideExec.FallbackReason).getOrElse("not planned by Bolide")
@@ -35,6 +39,10 @@ class BolideExplainGenerator extends ExtendedExplainGenerator {
     sb ++= s"Bolide: ${native.size} of $total operators run natively"
     if (native.nonEmpty) sb ++= s" (${native.distinct.mkString(", ")})"
     sb ++= "\n"
+    if (dispatched.nonEmpty) {
+      sb ++= s"  ${dispatched.size} expressions evaluated by the JVM for native operators: " +
+        s"${dispatched.distinct.mkString(", ")}\n"
+    }
     fallback.distinct.foreach(f => sb ++= s"  stays in Spark: $f\n")
     sb.toString
   }

@@ -38,6 +38,22 @@ object PlanEncoder {
    */
   private val subqueryValues = new scala.util.DynamicVariable[Boolean](false)
 
+  /**
+   * The expressions encoded so far, numbered: each encoded expression carries its index ("id"),
+   * by which a task asks the JVM to evaluate one the engine dispatches (NativeDispatcher). Equal
+   * expressions share their id, so that they encode alike (the engine compares encodings: an
+   * Expand evaluates a column once when its projections agree).
+   */
+  private final class Numbering(val table: ArrayBuffer[Expression]) {
+    private val ids = scala.collection.mutable.HashMap.empty[Expression, Int]
+    def idOf(e: Expression): Int = {
+      def add(): Int = { table += e; table.size - 1 }
+      // An expression that cannot be hashed (none is known) gets an id of its own.
+      try ids.getOrElseUpdate(e, add()) catch { case scala.util.control.NonFatal(_) => add() }
+    }
+  }
+  private val numbered = new scala.util.DynamicVariable[Numbering](null)
+
   private def json(body: JsonGenerator => Unit): Array[Byte] = {
     val out = new ByteArrayOutputStream()
     val g = factory.createGenerator(out)
@@ -53,13 +69,13 @@ object PlanEncoder {
 
   /** The driver-side planning request over a whole plan; node ids come from `ids`. */
   def planRequest(plan: SparkPlan, ids: IdentityHashMap[SparkPlan, Integer], conf: SQLConf): Array[Byte] =
-    json { g =>
+    numbered.withValue(new Numbering(ArrayBuffer.empty)) { json { g =>
       g.writeStartObject()
       g.writeFieldName("conf"); writeConf(g, conf)
       g.writeFieldName("plan"); writeNode(g, plan, ids, _ => Encode)
       g.writeBooleanField("rootOrderFree", rootOrderFree(plan))
       g.writeEndObject()
-    }
+    } }
 
   /**
    * Nothing reads the order of the plan's root: the logical plan it comes from has no sort and no
@@ -84,13 +100,15 @@ object PlanEncoder {
    * Encodes one native block rooted at `top`: Bolide children are encoded (same block), any other
    * child becomes input leaf k (appended to `inputs`), and file scans are recorded by node id.
    * The block's operators are appended to `operators` with their node ids (pre-order, the top
-   * is 0), under which the engine reports their metrics.
+   * is 0), under which the engine reports their metrics. Every encoded expression is numbered
+   * by its index in `expressions` (when given), for the ones the engine dispatches to the JVM.
    */
   def encodeBlock(
       top: BolideExec,
       inputs: ArrayBuffer[SparkPlan],
       scans: ArrayBuffer[(Int, SparkPlan)],
-      operators: ArrayBuffer[(Int, BolideExec)] = ArrayBuffer.empty): String = {
+      operators: ArrayBuffer[(Int, BolideExec)] = ArrayBuffer.empty,
+      expressions: ArrayBuffer[Expression] = null): String = {
     val ids = new IdentityHashMap[SparkPlan, Integer]()
     var next = 0
     def number(p: SparkPlan): Unit = {
@@ -103,12 +121,13 @@ object PlanEncoder {
       }
     }
     number(top)
-    val bytes = subqueryValues.withValue(true) { json { g =>
+    val table = if (expressions != null) expressions else ArrayBuffer.empty[Expression]
+    val bytes = subqueryValues.withValue(true) { numbered.withValue(new Numbering(table)) { json { g =>
       writeNode(g, top, ids, {
         case _: BolideExec => Encode
         case other => inputs += other; AsInput(inputs.size - 1)
       }, Some(scans))
-    } }
+    } } }
     new String(bytes, StandardCharsets.UTF_8)
   }
 
@@ -399,6 +418,8 @@ object PlanEncoder {
     }
     g.writeBooleanField("nullable", try e.nullable catch { case _: Throwable => true })
     g.writeBooleanField("deterministic", try e.deterministic catch { case _: Throwable => false })
+    val numbering = numbered.value
+    if (numbering != null) g.writeNumberField("id", numbering.idOf(e))
     e match {
       case a: AttributeReference =>
         g.writeNumberField("exprId", a.exprId.id)

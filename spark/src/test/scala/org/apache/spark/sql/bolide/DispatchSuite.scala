@@ -1,0 +1,139 @@
+package org.apache.spark.sql.bolide
+
+import org.junit.{After, Before, Test}
+import org.junit.Assert._
+
+import org.apache.spark.sql.{DataFrame, SparkSession}
+
+/**
+ * Expression dispatch (native/expr/dispatch.go, BolideDispatcher): with
+ * spark.bolide.dispatch.enabled, a Project or Filter holding an expression the engine has no
+ * kernel for stays native and the JVM evaluates that expression with Spark's own code, one call
+ * per batch. Every query runs with Bolide off and on over a Parquet table of several batches
+ * with nulls; the answers must be identical, the operator native, and the expression reported
+ * as dispatched. Errors raised by Spark's code inside a dispatched expression reach the task as
+ * the same Spark error; a nondeterministic expression is not dispatched (its operator stays in
+ * Spark, with the reason).
+ */
+class DispatchSuite extends BolideSuiteBase {
+  private val Scan = "BolideScan"
+  private val Project = "BolideProject"
+  private val Filter = "BolideFilter"
+
+  @Before def setUp(): Unit = {
+    DispatchSuite.ensure(spark)
+    spark.conf.set("spark.bolide.dispatch.enabled", "true")
+  }
+
+  @After def tearDown(): Unit = spark.conf.unset("spark.bolide.dispatch.enabled")
+
+  /** The classes dispatched by the native operators of df's executed plan. */
+  private def dispatched(df: DataFrame): Seq[String] =
+    planNodes(df.queryExecution.executedPlan).collect { case b: BolideExec => b.dispatched }.flatten
+
+  private def checkDispatched(sql: String, operators: Seq[String], classes: String*): DataFrame = {
+    val df = checkNative(sql, operators)
+    val ds = dispatched(df)
+    assertTrue(s"nothing dispatched in $sql\n${df.queryExecution.executedPlan}", ds.nonEmpty)
+    classes.foreach { c =>
+      assertTrue(s"$c not dispatched in $sql: $ds\n${df.queryExecution.executedPlan}", ds.contains(c))
+    }
+    df
+  }
+
+  @Test def projectOfSparkOnlyFunctions(): Unit = {
+    // Sin and Cos stay in Spark without dispatch (MathFunctionsSuite.intrinsifiedOnesStayInSpark).
+    val df = checkDispatched("SELECT id, sin(x), cos(x) * 2.0D, upper(s), get_json_object(j, '$.a') FROM dispatch_data",
+      Seq(Scan, Project), "Sin", "Multiply", "GetJsonObject")
+    val plan = df.queryExecution.executedPlan.toString
+    assertTrue(plan, plan.contains("dispatch(Sin)") && plan.contains("3 dispatched"))
+    val report = bolideReport(df)
+    assertTrue(report, report.contains("3 expressions evaluated by the JVM for native operators"))
+    // Without dispatch, the same projection stays in Spark.
+    withConf("spark.bolide.dispatch.enabled" -> "false") {
+      val off = checkNative("SELECT id, sin(x) FROM dispatch_data", Seq(Scan))
+      assertFalse(nativeOperators(off).contains(Project))
+      assertTrue(dispatched(off).isEmpty)
+    }
+  }
+
+  @Test def allTypesCross(): Unit = {
+    // Each atomic type in and out of the JVM (typeof is not native; concat_ws over the casts reads
+    // every column; a disabled native kernel is dispatched as well).
+    withConf("spark.bolide.expression.Coalesce.enabled" -> "false") {
+      checkDispatched("SELECT id, coalesce(b, false), coalesce(i, 0), coalesce(id, 0L), coalesce(x, 0.0D), " +
+        "coalesce(d, 0.0BD), coalesce(s, ''), coalesce(bin, X''), coalesce(dt, DATE'2000-01-01'), " +
+        "coalesce(ts, TIMESTAMP'2000-01-01 00:00:00'), coalesce(tb, CAST(0 AS TINYINT)), " +
+        "coalesce(sh, CAST(0 AS SMALLINT)), coalesce(f, 0.0F) FROM dispatch_data",
+        Seq(Scan, Project), "Coalesce")
+    }
+  }
+
+  @Test def filterOnDispatchedCondition(): Unit = {
+    checkDispatched("SELECT id, s FROM dispatch_data WHERE sin(x) > 0.5D AND i > 10", Seq(Scan, Filter))
+    checkDispatched("SELECT id, x FROM dispatch_data WHERE get_json_object(j, '$.a') = '7' OR s IS NULL",
+      Seq(Scan, Filter))
+  }
+
+  @Test def scalaUdf(): Unit = {
+    spark.udf.register("dispatch_twice", (v: Int) => v * 2)
+    spark.udf.register("dispatch_tag", (v: String) => if (v == null) "none" else s"<$v>")
+    checkDispatched("SELECT id, dispatch_twice(i), dispatch_tag(s) FROM dispatch_data", Seq(Scan, Project), "ScalaUDF")
+    checkDispatched("SELECT id FROM dispatch_data WHERE dispatch_twice(i) > 30", Seq(Scan, Filter))
+  }
+
+  @Test def ansiErrorInsideDispatchedExpression(): Unit = {
+    withConf("spark.sql.ansi.enabled" -> "true", "spark.bolide.expression.IntegralDivide.enabled" -> "false") {
+      val q = "SELECT id, i div z FROM dispatch_data"
+      val planned = spark.sql(q)
+      assertTrue(nativeOperators(planned).mkString(", "), nativeOperators(planned).contains(Project))
+      assertTrue(dispatched(planned).mkString(", "), dispatched(planned).contains("IntegralDivide"))
+      val (off, on) = errorClassBothWays(q)
+      assertEquals(Some("DIVIDE_BY_ZERO"), off)
+      assertEquals(off, on)
+      // No zero divisor: no error either way, and the answer is Spark's.
+      checkDispatched("SELECT id, i div z FROM dispatch_data WHERE z <> 0", Seq(Scan, Project), "IntegralDivide")
+    }
+  }
+
+  @Test def nondeterministicIsNotDispatched(): Unit = {
+    val df = spark.sql("SELECT id, sin(x) + rand(7) FROM dispatch_data")
+    df.collect()
+    val (native, fallback) = operatorReport(df)
+    assertFalse(native.mkString(", "), native.contains(Project))
+    assertTrue(fallback.toString, fallback.exists { case (n, r) =>
+      n.contains("Project") && r.contains("not dispatched to the JVM") && r.contains("not deterministic")
+    })
+  }
+}
+
+object DispatchSuite {
+  private var done = false
+  val Rows = 30000
+
+  def ensure(spark: SparkSession): Unit = synchronized {
+    if (done) return
+    done = true
+    spark.conf.set("spark.bolide.enabled", "false")
+    try {
+      spark.range(0, Rows, 1, 2).selectExpr(
+        "id",
+        "CASE WHEN id % 11 = 0 THEN NULL ELSE CAST(id % 97 AS INT) END AS i",
+        "CAST(id % 5 AS INT) AS z",
+        "CASE WHEN id % 13 = 0 THEN NULL ELSE (id - 15000) / 977.0D END AS x",
+        "CASE WHEN id % 7 = 0 THEN NULL ELSE concat('s', CAST(id % 101 AS STRING)) END AS s",
+        "CASE WHEN id % 17 = 0 THEN NULL WHEN id % 3 = 0 THEN 'not json' " +
+          "ELSE concat('{\"a\":', CAST(id % 9 AS STRING), '}') END AS j",
+        "CASE WHEN id % 19 = 0 THEN NULL ELSE id % 2 = 0 END AS b",
+        "CASE WHEN id % 23 = 0 THEN NULL ELSE CAST(id AS DECIMAL(12, 2)) / 100 END AS d",
+        "CASE WHEN id % 29 = 0 THEN NULL ELSE CAST(concat('b', CAST(id AS STRING)) AS BINARY) END AS bin",
+        "CASE WHEN id % 31 = 0 THEN NULL ELSE date_add(DATE'2020-01-01', CAST(id % 1000 AS INT)) END AS dt",
+        "CASE WHEN id % 37 = 0 THEN NULL ELSE timestamp_micros(id * 123456789L) END AS ts",
+        "CASE WHEN id % 41 = 0 THEN NULL ELSE CAST(id % 100 AS TINYINT) END AS tb",
+        "CASE WHEN id % 43 = 0 THEN NULL ELSE CAST(id % 30000 AS SMALLINT) END AS sh",
+        "CASE WHEN id % 47 = 0 THEN NULL ELSE CAST(id / 7.0D AS FLOAT) END AS f")
+        .write.mode("overwrite").parquet(TestData.path("dispatch_data"))
+      spark.read.parquet(TestData.path("dispatch_data")).createOrReplaceTempView("dispatch_data")
+    } finally spark.conf.unset("spark.bolide.enabled")
+  }
+}
