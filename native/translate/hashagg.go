@@ -24,7 +24,7 @@ func init() {
 		Build: buildHashAggregate,
 	})
 	// Spark picks ObjectHashAggregate when a function keeps an object buffer
-	// (TypedImperativeAggregate: collect_list, percentile); same fields as HashAggregateExec, and the
+	// (TypedImperativeAggregate: collect_list, percentile, listagg); same fields as HashAggregateExec, and the
 	// functions decide what is native (aggregate/collect.go).
 	Register(Rule{
 		SparkClass: "ObjectHashAggregateExec",
@@ -33,7 +33,8 @@ func init() {
 		Doc: "when a function keeps an object buffer, with Spark's serialized buffer bytes (either half may run " +
 			"in Spark): collect_list without grouping keys in every mode; percentile and percentile_disc " +
 			"(percentile_cont) over integral types and decimals of precision <= 18 with one constant percentage and " +
-			"a constant frequency, with or without grouping keys, spilling like the hash aggregate",
+			"a constant frequency, with or without grouping keys, spilling like the hash aggregate; listagg/string_agg " +
+			"over strings and binary ordered by the aggregated column (any keys) or unordered without grouping keys",
 		Build: buildHashAggregate,
 	})
 	// Spark picks SortAggregate when a buffer is not fixed-width (min/max of strings). Without
