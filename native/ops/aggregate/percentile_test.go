@@ -3,6 +3,7 @@ package aggregate
 import (
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"math"
 	"math/big"
 	"math/rand"
@@ -333,5 +334,103 @@ func TestJavaSearchLong(t *testing.T) {
 		if got := javaSearchLong(a, c.key); got != c.want {
 			t.Errorf("search %d: %d, want %d", c.key, got, c.want)
 		}
+	}
+}
+
+// objectAggNode encodes `SELECT k, fn(v) FROM in GROUP BY k` in Complete mode, fn being an
+// encoded aggregate function over column 1.
+func objectAggNode(t *testing.T, in []col, fn map[string]any, result string) *plan.Node {
+	t.Helper()
+	r := col{name: "r", typ: result, id: 901}
+	ae := map[string]any{"class": pkgAgg + "AggregateExpression", "dataType": result, "nullable": true,
+		"deterministic": true, "fields": map[string]any{"aggregateFunction": fn, "mode": "Complete",
+			"isDistinct": false, "filter": nil, "resultId": map[string]any{"class": pkgExpr + "ExprId",
+				"fields": map[string]any{"id": 901}}}}
+	out := col{name: "r_out", typ: result, id: 902}
+	m := map[string]any{"id": 1, "class": "org.apache.spark.sql.execution.aggregate.ObjectHashAggregateExec",
+		"nodeName": "ObjectHashAggregate", "output": []any{outAttr(in[0], true), outAttr(out, true)}, "children": []any{},
+		"fields": map[string]any{"requiredChildDistributionExpressions": nil, "isStreaming": false,
+			"numShufflePartitions": nil, "groupingExpressions": []any{attr(in[0], 0, true)},
+			"aggregateExpressions": []any{ae}, "aggregateAttributes": []any{attr(r, -1, true)},
+			"initialInputBufferOffset": 0,
+			"resultExpressions":        []any{attr(in[0], -1, true), alias(attr(r, -1, true), "r_out", 902)}}}
+	return toNode(t, m)
+}
+
+// TestObjectAggregatesSpill: percentile and ordered listagg keep per-group state that grows with
+// the input; under a memory limit the Complete aggregate spills their serialized buffers and
+// merges them back, with the same answers as without a limit.
+func TestObjectAggregatesSpill(t *testing.T) {
+	r := rand.New(rand.NewSource(3))
+	const n = 30000
+	keys := make([]int32, n)
+	longs := make([]int64, n)
+	strs := make([]string, n)
+	valid := make([]bool, n)
+	for i := range keys {
+		keys[i] = int32(r.Intn(4000))
+		longs[i] = int64(r.Intn(1000)) - 500
+		strs[i] = fmt.Sprintf("é%d", r.Intn(300))
+		valid[i] = i%13 != 0
+	}
+	pct := func(ty string) map[string]any {
+		p := pctExpr{class: "Percentile", tyName: ty, pct: 0.37}
+		raw, _ := json.Marshal(p.expr(t))
+		var m map[string]any
+		_ = json.Unmarshal(raw, &m)
+		return m
+	}
+	comma := ", "
+	la := func() map[string]any {
+		raw, _ := json.Marshal(listAggExpr(t, "string", &comma, "desc"))
+		var m map[string]any
+		_ = json.Unmarshal(raw, &m)
+		return m
+	}
+	// The argument is column 1 of the aggregate's input.
+	bindOne := func(m map[string]any) map[string]any {
+		f := m["fields"].(map[string]any)
+		f["child"].(map[string]any)["ordinal"] = 1
+		if os, ok := f["orderExpressions"].([]any); ok {
+			for _, o := range os {
+				o.(map[string]any)["fields"].(map[string]any)["child"].(map[string]any)["ordinal"] = 1
+			}
+		}
+		return m
+	}
+	for _, c := range []struct {
+		name   string
+		vtype  string
+		fn     map[string]any
+		result string
+	}{{"percentile", "long", bindOne(pct("long")), "double"}, {"listagg", "string", bindOne(la()), "string"}} {
+		t.Run(c.name, func(t *testing.T) {
+			in := []col{{name: "k", typ: "integer", id: 1}, {name: "c", typ: c.vtype, id: 2}}
+			node := objectAggNode(t, in, c.fn, c.result)
+			var batches []*columnar.Batch
+			for lo := 0; lo < n; lo += 1000 {
+				v := arrow.Array(nil)
+				if c.vtype == "long" {
+					v = i64Col(longs[lo:lo+1000], valid[lo:lo+1000])
+				} else {
+					v = strCol(strs[lo:lo+1000], valid[lo:lo+1000])
+				}
+				batches = append(batches, columnar.NewBatch([]arrow.Array{i32Col(keys[lo:lo+1000], nil), v}, 1000))
+			}
+			defer release(batches)
+			schema := fieldsOf(t, in)
+			want, _, err := spillRun(t, node, schema, batches, 0, t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, spilled, err := spillRun(t, node, schema, batches, 512<<10, t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if spilled == 0 {
+				t.Errorf("nothing spilled")
+			}
+			sameRows(t, c.name, got, want)
+		})
 	}
 }
