@@ -92,14 +92,18 @@ class AggregateFunctionsSuite extends BolideSuiteBase {
     val fns = (listColumns.map(c => s"sort_array(collect_list($c))") :+
       hexList("sort_array(collect_list(bin))")).mkString(", ")
     val q = s"SELECT $fns, sort_array(array_agg(id)), count(*) FROM aggfn"
-    checkNative(q, Seq(Agg, Agg))
-    checkNative(s"SELECT $fns FROM aggfn WHERE id % 3 = 0 AND g = 2", Seq(Agg, Agg))
+    // transform(.., x -> hex(x)) over the binary list is not native: that Final stays in Spark and
+    // reads the engine's buffers; without it the Final is native too.
+    checkNative(q, Seq(Agg))
+    checkNative(s"SELECT $fns FROM aggfn WHERE id % 3 = 0 AND g = 2", Seq(Agg))
+    val noBin = listColumns.map(c => s"sort_array(collect_list($c))").mkString(", ")
+    checkNative(s"SELECT $noBin FROM aggfn", Seq(Agg, Agg))
   }
 
   @Test def collectListInputOrder(): Unit = {
     // One task reads the rows in order: the list is in input order, in Spark and natively.
     val fns = (listColumns.map(c => s"collect_list($c)") :+ hexList("collect_list(bin)")).mkString(", ")
-    checkNative(s"SELECT $fns FROM (SELECT /*+ COALESCE(1) */ * FROM aggfn WHERE id < 3000)", Seq(Agg, Agg))
+    checkNative(s"SELECT $fns FROM (SELECT /*+ COALESCE(1) */ * FROM aggfn WHERE id < 3000)", Seq(Agg))
     checkNative("SELECT array_agg(str), collect_list(d), collect_list(z) FROM (SELECT /*+ COALESCE(1) */ * FROM aggfn)",
       Seq(Agg, Agg))
   }
