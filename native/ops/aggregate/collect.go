@@ -44,8 +44,7 @@ import (
 // above, Final and Complete in the array<T> column (the list in arrival order: in Final mode the
 // order in which the partial buffers arrive, as in Spark's own merge). Wider decimals
 // (BigInteger bytes in the var-length region) and nested elements are refused.
-// collect_set (CollectSet) is not registered: its order is the iteration order of Scala's
-// mutable.HashSet, which is not reproduced here.
+// collect_set (collectset.go) and listagg (listagg.go) share this buffer format.
 //
 // The collected values live in Go slices per group; their size is reported to the operator's
 // memory account (memSize) like the per-group states of the other families.
