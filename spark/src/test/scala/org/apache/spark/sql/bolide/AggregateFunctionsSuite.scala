@@ -96,7 +96,9 @@ class AggregateFunctionsSuite extends BolideSuiteBase {
     // reads the engine's buffers; without it the Final is native too.
     checkNative(q, Seq(Agg))
     checkNative(s"SELECT $fns FROM aggfn WHERE id % 3 = 0 AND g = 2", Seq(Agg))
-    val noBin = listColumns.map(c => s"sort_array(collect_list($c))").mkString(", ")
+    // (Not f, d, z: sort_array keeps -0.0 and 0.0, equal, in list order, which is the order in
+    // which the Final receives the four tasks' lists: not defined, in Spark either.)
+    val noBin = listColumns.filterNot(Set("f", "d", "z")).map(c => s"sort_array(collect_list($c))").mkString(", ")
     checkNative(s"SELECT $noBin FROM aggfn", Seq(Agg, Agg))
   }
 
