@@ -24,14 +24,19 @@ func init() {
 		Build: buildHashAggregate,
 	})
 	// Spark picks ObjectHashAggregate when a function keeps an object buffer
-	// (TypedImperativeAggregate: collect_list); same fields as HashAggregateExec, and the
+	// (TypedImperativeAggregate: collect_list, collect_set, percentile, listagg); same fields as HashAggregateExec, and the
 	// functions decide what is native (aggregate/collect.go).
 	Register(Rule{
 		SparkClass: "ObjectHashAggregateExec",
 		Name:       "BolideHashAggregate",
 		ConfKey:    "hashAggregate",
-		Doc: "when a function keeps an object buffer: collect_list without grouping keys in its Partial " +
-			"and PartialMerge modes, with Spark's serialized buffer bytes, which Spark's final aggregate reads",
+		Doc: "when a function keeps an object buffer, with Spark's serialized buffer bytes (either half may run " +
+			"in Spark): collect_list without grouping keys in every mode; percentile and percentile_disc " +
+			"(percentile_cont) over integral types and decimals of precision <= 18 with one constant percentage and " +
+			"a constant frequency, with or without grouping keys, spilling like the hash aggregate; listagg/string_agg " +
+			"over strings and binary ordered by the aggregated column (any keys) or unordered without grouping keys; " +
+			"collect_set without grouping keys over integral types, dates, timestamps and strings, in the order of " +
+			"Scala's HashSet, which the engine replays",
 		Build: buildHashAggregate,
 	})
 	// Spark picks SortAggregate when a buffer is not fixed-width (min/max of strings). Without

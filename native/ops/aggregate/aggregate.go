@@ -225,7 +225,9 @@ func New(n *plan.Node, child exec.Operator, conf *plan.Conf) (*HashAggregate, er
 		return nil, err
 	}
 	for _, f := range h.schema {
-		if !f.Type.Supported() {
+		// A result column may be nested (collect_list's array, built by the function itself);
+		// buffers and keys are never.
+		if !f.Type.Supported() && !(h.out == Final && f.Type.Readable()) {
 			return nil, refuse("HashAggregate output column %s of type %s is not supported natively", f.Name, f.Type)
 		}
 	}

@@ -40,12 +40,11 @@ import (
 // is native only without grouping keys.
 //
 // Native for booleans, integral types, float, double, decimals of precision <= 18, dates,
-// timestamps, strings and binary, in every mode that ends in buffers (Partial, PartialMerge):
-// a Final or Complete collect_list outputs an array column, which this operator does not
-// produce, so those are refused and Spark's aggregate merges the engine's buffers. Wider
-// decimals (BigInteger bytes in the var-length region) and nested elements are refused.
-// collect_set (CollectSet) is not registered: its order is the iteration order of Scala's
-// mutable.HashSet, which is not reproduced here.
+// timestamps, strings and binary, in every mode: Partial and PartialMerge end in the buffer
+// above, Final and Complete in the array<T> column (the list in arrival order: in Final mode the
+// order in which the partial buffers arrive, as in Spark's own merge). Wider decimals
+// (BigInteger bytes in the var-length region) and nested elements are refused.
+// collect_set (collectset.go) and listagg (listagg.go) share this buffer format.
 //
 // The collected values live in Go slices per group; their size is reported to the operator's
 // memory account (memSize) like the per-group states of the other families.
@@ -60,10 +59,6 @@ func newCollectList(fn *plan.Expr, c *fnContext) (*fnSpec, error) {
 		return nil, refuse("collect_list with grouping keys is not supported natively: past %d groups in a task "+
 			"Spark's ObjectHashAggregate falls back to sort-based aggregation (spark.sql.objectHashAggregate."+
 			"sortBased.fallbackThreshold), which reorders the lists; that order is not reproduced", 128)
-	}
-	if c.mode.evaluates() {
-		return nil, refuse("collect_list in %s mode is not supported natively: its array result is not an "+
-			"output type of the native hash aggregate (its Partial buffers are, for Spark's %s aggregate)", c.mode, c.mode)
 	}
 	var mk func(in *input) function
 	switch t.Kind {

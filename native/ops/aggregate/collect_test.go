@@ -230,7 +230,8 @@ func TestCollectListRefusals(t *testing.T) {
 		mode   Mode
 		keyed  bool
 		refuse bool
-	}{{sparktype.IntType, Final, false, true}, {sparktype.IntType, Complete, false, true},
+	}{{sparktype.IntType, Final, false, false}, {sparktype.IntType, Complete, false, false},
+		{sparktype.IntType, Final, true, true}, {sparktype.IntType, Complete, true, true},
 		{sparktype.DecimalOf(30, 2), Partial, false, true}, {sparktype.IntType, Partial, true, true},
 		{sparktype.IntType, PartialMerge, true, true}, {sparktype.IntType, Partial, false, false},
 		{sparktype.StringType, PartialMerge, false, false}} {
