@@ -1,13 +1,12 @@
 package shuffle
 
 import (
-	"encoding/binary"
 	"fmt"
 	"math"
 
 	"github.com/bolide-dev/bolide/native/columnar"
 	"github.com/bolide-dev/bolide/native/exec"
-	"github.com/bolide-dev/bolide/native/sparkhash"
+	"github.com/bolide-dev/bolide/native/sparkrand"
 )
 
 // Partitioner assigns Spark partition ids to the rows of a batch.
@@ -102,32 +101,8 @@ func nonNegativeMod(x int32, n int) int {
 	return m
 }
 
-// xorShiftNextInt is new org.apache.spark.util.random.XORShiftRandom(seed).nextInt(bound):
-// java.util.Random's nextInt(bound) over XORShiftRandom's next(bits), whose state starts from the
-// seed hashed with Scala's MurmurHash3.bytesHash (standard Murmur3_x86_32; on 8 bytes no tail, so
-// sparkhash's hashUnsafeBytes gives the same).
+// xorShiftNextInt is new org.apache.spark.util.random.XORShiftRandom(seed).nextInt(bound)
+// (package sparkrand reproduces the generator).
 func xorShiftNextInt(seed int64, bound int32) int32 {
-	var b [8]byte
-	binary.BigEndian.PutUint64(b[:], uint64(seed))
-	const arraySeed = 0x3c074a61 // scala.util.hashing.MurmurHash3.arraySeed
-	lo := sparkhash.Murmur3Bytes(b[:], arraySeed)
-	hi := sparkhash.Murmur3Bytes(b[:], lo)
-	s := uint64(uint32(hi))<<32 | uint64(uint32(lo))
-	next := func() int32 { // next(31)
-		s ^= s << 21
-		s ^= s >> 35
-		s ^= s << 4
-		return int32(s & (1<<31 - 1))
-	}
-	r := next()
-	m := bound - 1
-	if bound&m == 0 {
-		return int32((int64(bound) * int64(r)) >> 31)
-	}
-	for u := r; ; u = next() {
-		r = u % bound
-		if u-r+m >= 0 { // Java's int overflow test: Go's int32 wraps the same way
-			return r
-		}
-	}
+	return sparkrand.NewXORShift(seed).NextIntN(bound)
 }
