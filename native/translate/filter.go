@@ -19,6 +19,13 @@ func buildFilter(n *plan.Node, children []exec.Operator, conf *plan.Conf) (exec.
 	if err != nil {
 		return nil, err
 	}
+	stateful := !c.Deterministic && expr.HasStateful(c)
+	if stateful {
+		if err := rowOrderedCondition(c); err != nil {
+			return nil, err
+		}
+		expr.MarkRowOrdered(c)
+	}
 	cond, err := expr.TranslateOrDispatch(c, conf)
 	if err != nil {
 		return nil, err
@@ -34,6 +41,11 @@ func buildFilter(n *plan.Node, children []exec.Operator, conf *plan.Conf) (exec.
 	f, err := ops.NewFilter(children[0], cond)
 	if err != nil {
 		return nil, err
+	}
+	if stateful {
+		// Reading lazily evaluates one-column conjuncts first, which would change the rows a
+		// stateful conjunct is evaluated on.
+		return f, nil
 	}
 	// Its conjuncts let the filter read a scan below it lazily (ops/latefilter.go).
 	var cs []ops.Conjunct
@@ -63,4 +75,30 @@ func conjunctsOf(e *plan.Expr) []*plan.Expr {
 		return []*plan.Expr{e}
 	}
 	return append(conjunctsOf(l), conjunctsOf(r)...)
+}
+
+// rowOrderedCondition checks that a condition with stateful expressions (rand, uuid, ...) is
+// evaluated natively on the rows Spark's FilterExec evaluates it on. FilterExec's generated code
+// tests its conjuncts one after the other, dropping a row at the first one that is not true, and
+// moves the IS NOT NULL conjuncts ahead of the first conjunct reading their column. The native
+// filter evaluates the condition as Spark's And does (the right side where the left is true or
+// null), which visits the same rows when no conjunct before a stateful one can be null and there
+// is no IS NOT NULL conjunct to move.
+func rowOrderedCondition(c *plan.Expr) error {
+	cs := conjunctsOf(c)
+	for _, k := range cs {
+		if plan.ShortClass(k.Class) == "IsNotNull" {
+			return &expr.Unsupported{Reason: "a filter with non-deterministic stateful expressions (rand, uuid, ...) " +
+				"and an IS NOT NULL conjunct, which Spark's FilterExec evaluates out of order"}
+		}
+	}
+	nullableBefore := false
+	for _, k := range cs {
+		if nullableBefore && !k.Deterministic && expr.HasStateful(k) {
+			return &expr.Unsupported{Reason: "a filter conjunct with stateful expressions (rand, uuid, ...) after a " +
+				"nullable conjunct: Spark's FilterExec skips the rows where that conjunct is null, the native And does not"}
+		}
+		nullableBefore = nullableBefore || k.Nullable
+	}
+	return nil
 }

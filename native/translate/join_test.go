@@ -140,7 +140,7 @@ func TestBroadcastHashJoinTranslation(t *testing.T) {
 		}), plan.Conf{}, "left join key 0 reads a column its side does not output"},
 		{"unsupported condition", bhjPlan("Inner", "BuildRight", map[string]any{"class": catExpr + "Rand",
 			"dataType": "boolean", "nullable": false, "fields": map[string]any{}}, false), plan.Conf{},
-			"expression Rand is not supported natively"},
+			"rand draws from a per-task generator"}, // rand is refused outside a projection or filter (expr/random.go)
 		{"unknown build side", edit(bhjPlan("Inner", "BuildRight", nil, false), func(f map[string]any) {
 			f["buildSide"] = "BuildMiddle"
 		}), plan.Conf{}, `unknown build side "BuildMiddle"`},

@@ -28,6 +28,12 @@ func buildProject(n *plan.Node, children []exec.Operator, conf *plan.Conf) (exec
 	}
 	exprs := make([]expr.Expr, len(list))
 	for i, e := range list {
+		// The project evaluates each expression once per input row, in order, as ProjectExec
+		// does: the stateful ones (rand, uuid, ...) may translate where they are reached through
+		// parents that evaluate them on Spark's rows (expr/random.go).
+		if !e.Deterministic && expr.HasStateful(e) {
+			expr.MarkRowOrdered(e)
+		}
 		if exprs[i], err = expr.TranslateOrDispatch(e, conf); err != nil {
 			return nil, err
 		}
