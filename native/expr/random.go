@@ -336,7 +336,6 @@ func translateRandStr(e *plan.Expr, conf *plan.Conf) (Expr, error) {
 	}
 	l, ok := lc.(*Literal)
 	if !ok || l.IsNull() {
-		// Spark's generated code makes a null length new char[-1], which throws.
 		return nil, unsupported("randstr with a non-literal or null length %s", lc)
 	}
 	var length int
@@ -349,7 +348,7 @@ func translateRandStr(e *plan.Expr, conf *plan.Conf) (Expr, error) {
 		return nil, unsupported("randstr with a length of type %s", lc.Type())
 	}
 	if length < 0 {
-		return nil, unsupported("randstr with a negative length raises in Spark (NegativeArraySizeException), which stays in Spark")
+		return nil, unsupported("randstr with a negative length raises in Spark, which stays in Spark")
 	}
 	if length > randStrMaxLength {
 		return nil, unsupported("randstr longer than %d characters is left to Spark (a batch could pass Arrow's 2 GiB of string bytes)", randStrMaxLength)
@@ -393,18 +392,19 @@ func (e *randStrExpr) evalMasked(ctx *exec.TaskContext, b *columnar.Batch, activ
 			continue // an empty string Spark never asked for: its parent discards it
 		}
 		for k := 0; k < e.length; k++ {
-			// Math.abs(nextInt() % 30): Go's % truncates like Java's.
-			v := e.rng.NextInt() % 30
+			// ExpressionImplUtils.randStr: Math.abs(nextInt() % 62) picks a digit, a lower-case
+			// or an upper-case letter; Go's % truncates like Java's.
+			v := e.rng.NextInt() % 62
 			if v < 0 {
 				v = -v
 			}
 			switch {
 			case v < 10:
 				data[pos] = byte('0' + v)
-			case v < 20:
+			case v < 36:
 				data[pos] = byte('a' + v - 10)
 			default:
-				data[pos] = byte('A' + v - 20)
+				data[pos] = byte('A' + v - 36)
 			}
 			pos++
 		}

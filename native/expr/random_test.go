@@ -16,8 +16,8 @@ import (
 	"github.com/bolide-dev/bolide/native/sparkrand"
 )
 
-// Expected values are Spark 4.1.3's, printed on the JVM (XORShiftRandom.nextGaussian, the
-// functions' documented examples), not computed by this package.
+// Expected values are Spark 4.1.3's, printed on the JVM (XORShiftRandom.nextGaussian,
+// ExpressionImplUtils.randStr, the functions' documented examples), not computed by this package.
 
 var gaussVectors = []struct {
 	seed int64
@@ -103,14 +103,14 @@ func TestRandPerPartitionAcrossBatches(t *testing.T) {
 }
 
 func TestRandDocExamples(t *testing.T) {
-	// Spark's documented examples (partition 0): rand(0), randn(0), randstr(3, 0).
+	// Partition 0: rand(0), randn(0) (Spark's documented examples) and randstr(3, 0), randstr(5, 0)
+	// (ExpressionImplUtils.randStr over one XORShiftRandom(0), printed by Spark 4.1.3).
 	for _, c := range []struct {
 		js   string
 		want string
 	}{
 		{randJSON("Rand", 0), "0.7604953758285915"},
 		{randJSON("Randn", 0), "1.6034991609278433"},
-		{node("RandStr", "string", "length", litInt(3), "seedExpression", litInt(0)), "8i7"},
 	} {
 		e := mustMarked(t, c.js)
 		a := evalRows(t, e, newCtx(), 1)
@@ -119,6 +119,19 @@ func TestRandDocExamples(t *testing.T) {
 		}
 		a.Release()
 	}
+	// randstr: the draws of a row follow those of the previous one, across batches.
+	e := mustMarked(t, node("RandStr", "string", "length", litInt(3), "seedExpression", litInt(0)))
+	ctx := newCtx()
+	a := evalRows(t, e, ctx, 1)
+	if got := show(a, 0); got != "ceV" {
+		t.Errorf("randstr(3, 0) row 0 = %s, Spark ceV", got)
+	}
+	a.Release()
+	a = evalRows(t, e, ctx, 1)
+	if got := show(a, 0); got != "0PX" {
+		t.Errorf("randstr(3, 0) row 1 = %s, Spark 0PX (the first three of randStr(5) after randStr(3))", got)
+	}
+	a.Release()
 }
 
 func TestRandNullAndIntSeeds(t *testing.T) {

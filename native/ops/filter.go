@@ -23,7 +23,16 @@ type Filter struct {
 	// nil when it reads whole batches.
 	conjuncts []Conjunct
 	late      *latePlan
+	// steps (SetSteps), when set, are evaluated instead of cond: each on the rows all the
+	// previous ones kept (true, not null).
+	steps []expr.Expr
 }
+
+// SetSteps makes the filter narrow its rows step by step, each predicate evaluated only on the
+// rows the previous ones kept, as the code Spark generates for FilterExec does (its conjuncts
+// in its order, a row dropped at the first one that is not true). A condition whose evaluation
+// set matters (rand, uuid, ...) is evaluated so; the filter then reads its child eagerly.
+func (f *Filter) SetSteps(steps []expr.Expr) { f.steps = steps }
 
 // NewFilter validates the predicate's type at construction.
 func NewFilter(child exec.Operator, cond expr.Expr) (*Filter, error) {
@@ -39,6 +48,9 @@ func (f *Filter) Open(ctx *exec.TaskContext) error {
 	f.ctx = ctx
 	if err := f.child.Open(ctx); err != nil {
 		return err
+	}
+	if f.steps != nil {
+		return nil
 	}
 	f.late = f.planLate()
 	return nil
@@ -66,7 +78,13 @@ func (f *Filter) Next() (*columnar.Batch, error) {
 // apply consumes b; it returns nil when no row survives.
 func (f *Filter) apply(b *columnar.Batch) (*columnar.Batch, error) {
 	defer b.Release()
-	sel, err := expr.Select(f.ctx, b, f.cond, f.sel)
+	var sel []int32
+	var err error
+	if f.steps != nil {
+		sel, err = f.selectSteps(b)
+	} else {
+		sel, err = expr.Select(f.ctx, b, f.cond, f.sel)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -90,6 +108,35 @@ func (f *Filter) apply(b *columnar.Batch) (*columnar.Batch, error) {
 		}
 	}
 	return columnar.NewBatch(cols, len(f.sel)), nil
+}
+
+// selectSteps returns the rows of b that every step keeps, evaluating each step on the rows the
+// previous ones kept.
+func (f *Filter) selectSteps(b *columnar.Batch) ([]int32, error) {
+	dst := f.sel
+	if cap(dst) < b.NumRows {
+		dst = make([]int32, b.NumRows)
+	}
+	dst = dst[:b.NumRows]
+	var sel []int32
+	all := true
+	for _, s := range f.steps {
+		out, err := expr.Narrow(f.ctx, b, s, sel, all, dst)
+		if err != nil {
+			return nil, err
+		}
+		sel, all = out, false
+		if len(sel) == 0 {
+			break
+		}
+	}
+	if all { // no steps: every row
+		for i := range dst {
+			dst[i] = int32(i)
+		}
+		return dst, nil
+	}
+	return sel, nil
 }
 
 func (f *Filter) Close() {

@@ -20,9 +20,22 @@ func buildFilter(n *plan.Node, children []exec.Operator, conf *plan.Conf) (exec.
 		return nil, err
 	}
 	stateful := !c.Deterministic && expr.HasStateful(c)
+	var steps []expr.Expr
 	if stateful {
-		if err := rowOrderedCondition(c); err != nil {
+		ps, err := filterExecOrder(c)
+		if err != nil {
 			return nil, err
+		}
+		if err := prunedBeforeDraws(ps, children[0]); err != nil {
+			return nil, err
+		}
+		for _, p := range ps {
+			expr.MarkRowOrdered(p)
+			x, err := expr.Translate(p, conf)
+			if err != nil {
+				return nil, err
+			}
+			steps = append(steps, x)
 		}
 		expr.MarkRowOrdered(c)
 	}
@@ -43,8 +56,9 @@ func buildFilter(n *plan.Node, children []exec.Operator, conf *plan.Conf) (exec.
 		return nil, err
 	}
 	if stateful {
-		// Reading lazily evaluates one-column conjuncts first, which would change the rows a
-		// stateful conjunct is evaluated on.
+		// The steps replace the condition; the lazy read, which evaluates one-column conjuncts
+		// first, is not used.
+		f.SetSteps(steps)
 		return f, nil
 	}
 	// Its conjuncts let the filter read a scan below it lazily (ops/latefilter.go).
@@ -77,28 +91,81 @@ func conjunctsOf(e *plan.Expr) []*plan.Expr {
 	return append(conjunctsOf(l), conjunctsOf(r)...)
 }
 
-// rowOrderedCondition checks that a condition with stateful expressions (rand, uuid, ...) is
-// evaluated natively on the rows Spark's FilterExec evaluates it on. FilterExec's generated code
-// tests its conjuncts one after the other, dropping a row at the first one that is not true, and
-// moves the IS NOT NULL conjuncts ahead of the first conjunct reading their column. The native
-// filter evaluates the condition as Spark's And does (the right side where the left is true or
-// null), which visits the same rows when no conjunct before a stateful one can be null and there
-// is no IS NOT NULL conjunct to move.
-func rowOrderedCondition(c *plan.Expr) error {
-	cs := conjunctsOf(c)
-	for _, k := range cs {
-		if plan.ShortClass(k.Class) == "IsNotNull" {
-			return &expr.Unsupported{Reason: "a filter with non-deterministic stateful expressions (rand, uuid, ...) " +
-				"and an IS NOT NULL conjunct, which Spark's FilterExec evaluates out of order"}
+// filterExecOrder returns the conjuncts of a condition with stateful expressions (rand, uuid,
+// ...) in the order Spark 4.1's FilterExec evaluates them (GeneratePredicateHelper): the IS NOT
+// NULL conjuncts of a column are moved to just before the first other conjunct reading that
+// column, and the rest of them to the end. Each conjunct is then evaluated on the rows the
+// previous ones kept (Filter.SetSteps), so a stateful one sees exactly the rows Spark draws for.
+// An IS NOT NULL of anything but a column of the child is refused: Spark's rule for it depends
+// on the expression's null-intolerance, which is not encoded.
+func filterExecOrder(c *plan.Expr) ([]*plan.Expr, error) {
+	var other []*plan.Expr
+	notNull := map[int]*plan.Expr{} // by the ordinal of the column tested
+	var notNullOrder []int
+	for _, k := range conjunctsOf(c) {
+		if plan.ShortClass(k.Class) != "IsNotNull" {
+			other = append(other, k)
+			continue
+		}
+		a, err := k.Child("child")
+		if err != nil {
+			return nil, err
+		}
+		if plan.ShortClass(a.Class) != "AttributeReference" || a.Ordinal == nil || *a.Ordinal < 0 {
+			return nil, &expr.Unsupported{Reason: "a filter with stateful expressions (rand, uuid, ...) and an IS NOT NULL " +
+				"of an expression: Spark's FilterExec may move it ahead of them, by rules not reproduced natively"}
+		}
+		if _, dup := notNull[*a.Ordinal]; !dup {
+			notNull[*a.Ordinal] = k
+			notNullOrder = append(notNullOrder, *a.Ordinal)
 		}
 	}
-	nullableBefore := false
-	for _, k := range cs {
-		if nullableBefore && !k.Deterministic && expr.HasStateful(k) {
-			return &expr.Unsupported{Reason: "a filter conjunct with stateful expressions (rand, uuid, ...) after a " +
-				"nullable conjunct: Spark's FilterExec skips the rows where that conjunct is null, the native And does not"}
+	done := map[int]bool{}
+	var out []*plan.Expr
+	for _, k := range other {
+		refs, err := plan.References(k)
+		if err != nil {
+			return nil, err
 		}
-		nullableBefore = nullableBefore || k.Nullable
+		for _, r := range refs {
+			if n, ok := notNull[r]; ok && !done[r] {
+				done[r] = true
+				out = append(out, n)
+			}
+		}
+		out = append(out, k)
+	}
+	for _, r := range notNullOrder {
+		if !done[r] {
+			out = append(out, notNull[r])
+		}
+	}
+	return out, nil
+}
+
+// prunedBeforeDraws refuses a stateful filter right above a native file scan when a deterministic
+// conjunct follows a stateful one: Spark pushes such conjuncts into its Parquet reader, which
+// skips row groups by statistics, dictionaries and bloom filters before the filter draws, and
+// the native scan's pruning is not guaranteed to skip exactly the same row groups. Conjuncts
+// evaluated before the draws drop those rows either way.
+func prunedBeforeDraws(steps []*plan.Expr, child exec.Operator) error {
+	g, ok := child.(*exec.Guarded)
+	if !ok {
+		return nil
+	}
+	switch g.Inner.(type) {
+	case *ops.ParquetScan, *ops.IcebergScan:
+	default:
+		return nil
+	}
+	drawn := false
+	for _, p := range steps {
+		if !p.Deterministic && expr.HasStateful(p) {
+			drawn = true
+		} else if drawn && p.Deterministic {
+			return &expr.Unsupported{Reason: "a filter over a native scan with a deterministic conjunct after a stateful one " +
+				"(rand, uuid, ...): Spark's reader may skip row groups by it before drawing, differently from the native scan"}
+		}
 	}
 	return nil
 }
