@@ -12,9 +12,11 @@
 //
 // Two rules keep the evaluation set Spark's:
 //   - The stateful ones implement masked evaluation and report mayFail: the composite expressions
-//     then evaluate them only on the rows Spark's short-circuits would (mask.go), and the filter
-//     narrows conjunct by conjunct no further than Spark's And does. mayFail also keeps them away
-//     from the operators that re-evaluate or reorder fallible expressions.
+//     then evaluate them only on the rows Spark's short-circuits would (mask.go), and a filter
+//     evaluates a conjunct with them only on the rows the conjuncts before it kept, in the order
+//     of Spark's generated FilterExec code (translate/filter.go). mayFail also keeps them away
+//     from the paths that evaluate fallible expressions twice or out of order (typed comparison
+//     loops, late materialization).
 //   - They translate only where the operator has checked their position (MarkRowOrdered): a
 //     Project's expression, or a Filter's conjunct, reached through parents whose native masked
 //     evaluation matches Spark's (Alias, Cast, UnaryMinus, Add, Subtract, Multiply, comparisons,
@@ -39,7 +41,7 @@ import (
 )
 
 func init() {
-	Register("Rand", "rand([seed]), random([seed]): XORShiftRandom(seed + partition index).nextDouble, Spark's sequence bit for bit; only where the operator evaluates it once per row in row order (a projection, a filter conjunct after non-nullable ones), else refused", translateRand(false))
+	Register("Rand", "rand([seed]), random([seed]): XORShiftRandom(seed + partition index).nextDouble, Spark's sequence bit for bit; only in a projection or filter (evaluated once per row, on Spark's rows, in order), under +, -, *, casts, comparisons, AND/OR/NOT; elsewhere refused", translateRand(false))
 	Register("Randn", "randn([seed]): XORShiftRandom(seed + partition index).nextGaussian (java.util.Random's polar method with StrictMath), same placement rules as rand", translateRand(true))
 	Register("RandStr", "randstr(length[, seed]) with a literal length 0..4096: characters of XORShiftRandom(seed + partition index).nextInt, same placement rules as rand", translateRandStr)
 	Register("Uuid", "uuid(): RandomUUIDGenerator over MersenneTwister(seed + partition index), same placement rules as rand", translateUuid)
@@ -167,8 +169,8 @@ func childExprs(e *plan.Expr) []*plan.Expr {
 
 func checkRowOrdered(e *plan.Expr, name string) error {
 	if _, ok := e.Fields[rowOrderedKey]; !ok {
-		return unsupported("%s draws from a per-task generator: natively only in a projection or a filter conjunct "+
-			"(after non-nullable conjuncts), under Alias, Cast, unary minus, +, -, *, comparisons, AND, OR or NOT, where the "+
+		return unsupported("%s draws from a per-task generator: natively only in a projection or a filter condition, "+
+			"under Alias, Cast, unary minus, +, -, *, comparisons, AND, OR or NOT, where the "+
 			"native evaluation visits exactly Spark's rows in Spark's order", name)
 	}
 	return nil
