@@ -20,8 +20,7 @@ func init() {
 			"partition, adding rows in order as Spark does; keys of any native type except collated " +
 			"strings (NaN equal to NaN, -0.0 to 0.0, as in Spark). The rows of the open partition are " +
 			"held in task memory, or written to disk when Spark refuses memory and read back piece by " +
-			"piece (docs/tuning.md); one peer group larger than the task's memory under a RANGE frame " +
-			"or cume_dist fails the task with the memory message. Bounded frames, decimal sums, " +
+			"piece, peer groups of any length included (docs/tuning.md). Bounded frames, decimal sums, " +
 			"nth_value and first/last over frames stay in Spark.",
 		Build: buildWindow})
 }

@@ -19,11 +19,12 @@ import (
 //
 // When the partition closes, its output is computed piece by piece as the file is read back
 // (drain): ranks and row numbers carry over from piece to piece, running aggregates too; lag and
-// lead keep as many rows behind and read as many ahead as their offsets; the RANGE frames and
-// cume_dist read ahead to the end of the current peer group. So a spilled partition holds, besides
-// a piece, its largest offset and its current peer group: a single peer group (RANGE frame or
-// cume_dist) larger than the memory Spark grants still fails the task, with the reservation
-// message.
+// lead keep as many rows behind and read as many ahead as their offsets. The RANGE frames and
+// cume_dist need the end of each row's peer group (and the running aggregates there), which may
+// lie any number of rows ahead: a second reader of the same file (lookahead) runs ahead of the
+// pieces being output and notes, for each peer group, where it ends and the aggregates at its
+// end, without keeping the rows. So a spilled partition holds a piece, its largest offset and a
+// few numbers per peer group of the piece, however long a peer group is.
 
 // requestSpillMin is the least a spill that Spark asked for (no refusal) writes: Spark may ask at
 // every batch, and small partitions are cheaper held than spilled.
@@ -161,11 +162,18 @@ func (w *Window) closeSpilled() error {
 		case f.Kind == Offset:
 			d.maxLead = max(d.maxLead, int(f.Rows))
 		case f.Kind == CumeDist, f.Kind == Aggregate && f.Frame == FrameRunningRange:
-			d.peerEnds = true
+			if d.la == nil {
+				d.la = &lookahead{acc: make([]*aggAcc, len(w.funcs)), last: make([]*running, len(w.funcs))}
+			}
 		}
-		if f.Kind == Aggregate && f.Frame != FramePartition {
+		if f.Kind == Aggregate && f.Frame == FrameRunningRows {
 			acc := newAggAcc(f)
 			d.acc[i] = &acc
+		}
+		if f.Kind == Aggregate && f.Frame == FrameRunningRange {
+			acc := newAggAcc(f)
+			d.la.acc[i] = &acc
+			d.la.last[i] = acc.state()
 		}
 	}
 	w.out = append(w.out, outItem{d: d})
@@ -195,11 +203,32 @@ type drain struct {
 	head       int
 	loadedRows int
 	eof        bool
-	// The ranks of the last row emitted, and the end of its peer group.
-	rank, dense, peerEnd int
-	maxLag, maxLead      int
-	// peerEnds: a function needs the end of each row's peer group.
-	peerEnds bool
+	// The ranks of the last row emitted.
+	rank, dense     int
+	maxLag, maxLead int
+	// la reads ahead for the functions that need the end of each row's peer group (nil: none).
+	la *lookahead
+}
+
+// lookahead reads a spilled partition ahead of the drain's pieces, on its own reader of the file,
+// and notes where each peer group ends and, for the RANGE frames, the running aggregates there.
+type lookahead struct {
+	r *memory.SpillReader
+	// acc: per function, its running aggregate when it has a RANGE frame (else nil); last: its
+	// state after the last row read.
+	acc  []*aggAcc
+	last []*running
+	rows int // rows read
+	eof  bool
+	// groups are the peer groups found and not yet passed by the pieces output, in order.
+	groups []peerGroup
+}
+
+// peerGroup is a peer group that ends (exclusive partition row) at end, with the RANGE frames'
+// aggregates over the partition up to there (per function; nil for the others).
+type peerGroup struct {
+	end  int
+	runs []*running
 }
 
 type loadedPiece struct {
@@ -220,6 +249,10 @@ func (p *loadedPiece) release() {
 }
 
 func (d *drain) close() {
+	if d.la != nil && d.la.r != nil {
+		_ = d.la.r.Close()
+		d.la.r = nil
+	}
 	for i := range d.loaded {
 		d.loaded[i].release()
 	}
@@ -305,20 +338,7 @@ func (d *drain) ready() bool {
 		return false
 	}
 	end := d.loaded[d.head].end()
-	if d.loadedRows < end+d.maxLead {
-		return false
-	}
-	if d.peerEnds {
-		for q := d.head + 1; q < len(d.loaded); q++ {
-			for _, f := range d.loaded[q].peer {
-				if f {
-					return true
-				}
-			}
-		}
-		return false
-	}
-	return true
+	return d.loadedRows >= end+d.maxLead
 }
 
 // locate returns the loaded piece holding partition row g.
@@ -331,19 +351,90 @@ func (d *drain) locate(g int) int {
 	return len(d.loaded) - 1
 }
 
-// findPeerEnd returns the end (exclusive partition row) of the peer group that row r of piece q
-// starts.
-func (d *drain) findPeerEnd(q, r int) int {
-	r++
-	for ; q < len(d.loaded); q, r = q+1, 0 {
-		p := &d.loaded[q]
-		for ; r < len(p.peer); r++ {
-			if p.peer[r] {
-				return p.start + r
-			}
+// reach reads ahead until the peer group of partition row end-1 is found (or the file's end).
+func (la *lookahead) reach(d *drain, end int) error {
+	for !la.eof && (len(la.groups) == 0 || la.groups[len(la.groups)-1].end < end) {
+		if err := la.advance(d); err != nil {
+			return err
 		}
 	}
-	return d.loadedRows // the file's end (ready guarantees it, or a peer start, is loaded)
+	return nil
+}
+
+// advance reads the next piece of the file: it notes the peer groups that end in it (the
+// running aggregates before each peer start) and drops the rows.
+func (la *lookahead) advance(d *drain) error {
+	w := d.w
+	if la.r == nil {
+		r, err := w.files.OpenSpill(d.path, w.ctx.Alloc)
+		if err != nil {
+			return fmt.Errorf("window: read a spilled partition ahead: %w", err)
+		}
+		la.r = r
+	}
+	rec, err := la.r.Next()
+	if err != nil {
+		return fmt.Errorf("window: read a spilled partition ahead: %w", err)
+	}
+	if rec == nil {
+		la.eof = true
+		if la.rows > 0 {
+			la.groups = append(la.groups, peerGroup{end: la.rows, runs: la.last})
+		}
+		return nil
+	}
+	n := int(rec.NumRows())
+	ncols := int(rec.NumCols()) - 1
+	flags, ok := rec.Column(ncols).(*array.Boolean)
+	if !ok {
+		return fmt.Errorf("window: spilled partition without its peer flags")
+	}
+	cols := make([]arrow.Array, ncols)
+	for i := range cols {
+		cols[i] = rec.Column(i)
+		cols[i].Retain()
+	}
+	b := columnar.NewBatch(cols, n)
+	defer b.Release()
+	runs := make([]*running, len(la.acc))
+	for i, acc := range la.acc {
+		if acc == nil {
+			continue
+		}
+		c, err := w.funcs[i].Input.Eval(w.ctx, b)
+		if err != nil {
+			return err
+		}
+		runs[i] = newRunning(n, acc.floating)
+		err = acc.feed(c, nil, runs[i], 0)
+		c.Release()
+		if err != nil {
+			return err
+		}
+	}
+	// The state after row r-1 of this piece (or after the last piece's last row).
+	stateBefore := func(r int) []*running {
+		out := make([]*running, len(runs))
+		for i, run := range runs {
+			switch {
+			case run == nil:
+			case r == 0:
+				out[i] = la.last[i]
+			default:
+				out[i] = newRunning(1, run.flts != nil)
+				out[i].copyRow(0, run, r-1)
+			}
+		}
+		return out
+	}
+	for r := 0; r < n; r++ {
+		if flags.Value(r) && la.rows+r > 0 {
+			la.groups = append(la.groups, peerGroup{end: la.rows + r, runs: stateBefore(r)})
+		}
+	}
+	la.last = stateBefore(n)
+	la.rows += n
+	return nil
 }
 
 // next returns the output of the next piece, or nil at the partition's end.
@@ -371,18 +462,33 @@ func (d *drain) next() (*columnar.Batch, error) {
 	w := d.w
 	hp := &d.loaded[d.head]
 	n := hp.b.NumRows
-	// The ranks and peer group ends of the head's rows.
-	ranks, denses, ends := make([]int, n), make([]int, n), make([]int, n)
+	la := d.la
+	if la != nil {
+		if err := la.reach(d, hp.end()); err != nil {
+			return nil, err
+		}
+		drop := 0
+		for drop < len(la.groups) && la.groups[drop].end <= hp.start {
+			drop++
+		}
+		la.groups = append(la.groups[:0], la.groups[drop:]...)
+	}
+	// The ranks and peer groups (ends, and their index in la.groups) of the head's rows.
+	ranks, denses, ends, groups := make([]int, n), make([]int, n), make([]int, n), make([]int, n)
+	gi := 0
 	for r := 0; r < n; r++ {
 		g := hp.start + r
 		if hp.peer[r] || g == 0 {
 			d.rank = g + 1
 			d.dense++
-			if d.peerEnds {
-				d.peerEnd = d.findPeerEnd(d.head, r)
-			}
 		}
-		ranks[r], denses[r], ends[r] = d.rank, d.dense, d.peerEnd
+		ranks[r], denses[r] = d.rank, d.dense
+		if la != nil {
+			for la.groups[gi].end <= g {
+				gi++
+			}
+			ends[r], groups[r] = la.groups[gi].end, gi
+		}
 	}
 	cols := make([]arrow.Array, 0, len(w.schema))
 	fail := func(err error) (*columnar.Batch, error) {
@@ -438,11 +544,9 @@ func (d *drain) next() (*columnar.Batch, error) {
 					idx[r] = r
 				}
 			case FrameRunningRange:
-				run = newRunning(n, d.acc[i].floating)
+				run = newRunning(n, la.acc[i].floating)
 				for r := range idx {
-					t := ends[r] - 1
-					q := d.locate(t)
-					run.copyRow(r, d.loaded[q].runs[i], t-d.loaded[q].start)
+					run.copyRow(r, la.groups[groups[r]].runs[i], 0)
 					idx[r] = r
 				}
 			}

@@ -272,7 +272,8 @@ class SpillSuite {
    * Window functions over two partitions of 500,000 rows each (about 20 MB each): the native
    * window cannot hold a partition in its task's share of the pool, so it writes the partition to
    * disk and computes its output as it reads it back (ranks, lag, running and RANGE frames, the
-   * whole partition's count).
+   * whole partition's count), RANGE frames and cume_dist over a peer group as large as the
+   * partition included.
    */
   @Test def windowOverPartitionsLargerThanThePoolSpills(): Unit = {
     def q(): DataFrame = {
@@ -283,11 +284,14 @@ class SpillSuite {
         "rank() OVER (PARTITION BY p ORDER BY v DIV 3) AS rk, " +
         "lag(s, 2) OVER (PARTITION BY p ORDER BY v) AS lg, lead(v, 1) OVER (PARTITION BY p ORDER BY v) AS ld, " +
         "sum(v) OVER (PARTITION BY p ORDER BY v ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS rs, " +
-        "avg(v) OVER (PARTITION BY p ORDER BY v DIV 3) AS ra, count(*) OVER (PARTITION BY p) AS c FROM w")
+        "avg(v) OVER (PARTITION BY p ORDER BY v DIV 3) AS ra, count(*) OVER (PARTITION BY p) AS c, " +
+        // One peer group per partition (500k rows, more than a task's memory): RANGE and cume_dist.
+        "sum(v) OVER (PARTITION BY p ORDER BY v DIV 1000000) AS pg, " +
+        "cume_dist() OVER (PARTITION BY p ORDER BY v DIV 1000000) AS cd FROM w")
     }
     val (expected, actual, plan, spilled, spark_s, bolide_s) = offVsOn(() => q())
     val windowSpill = metric(plan, "BolideWindow", "spillSize")
-    System.err.println(f"SpillSuite window over 2 partitions of 500k rows: Spark $spark_s%.1f s, Bolide $bolide_s%.1f s, " +
+    System.err.println(f"SpillSuite window over 2 partitions (and peer groups) of 500k rows: Spark $spark_s%.1f s, Bolide $bolide_s%.1f s, " +
       s"$spilled, window spill size $windowSpill")
     assertEquals(expected, actual)
     assertTrue(s"BolideWindow spill size $windowSpill in\n$plan", windowSpill > 0)
