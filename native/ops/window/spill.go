@@ -163,7 +163,8 @@ func (w *Window) closeSpilled() error {
 			d.maxLead = max(d.maxLead, int(f.Rows))
 		case f.Kind == CumeDist, f.Kind == Aggregate && f.Frame == FrameRunningRange:
 			if d.la == nil {
-				d.la = &lookahead{acc: make([]*aggAcc, len(w.funcs)), last: make([]*running, len(w.funcs))}
+				d.la = &lookahead{acc: make([]*aggAcc, len(w.funcs)), last: make([]*running, len(w.funcs)),
+					states: make([]*running, len(w.funcs))}
 			}
 		}
 		if f.Kind == Aggregate && f.Frame == FrameRunningRows {
@@ -174,6 +175,7 @@ func (w *Window) closeSpilled() error {
 			acc := newAggAcc(f)
 			d.la.acc[i] = &acc
 			d.la.last[i] = acc.state()
+			d.la.states[i] = newRunning(0, acc.floating)
 		}
 	}
 	w.out = append(w.out, outItem{d: d})
@@ -220,15 +222,32 @@ type lookahead struct {
 	last []*running
 	rows int // rows read
 	eof  bool
-	// groups are the peer groups found and not yet passed by the pieces output, in order.
-	groups []peerGroup
+	// ends are the ends (exclusive partition rows) of the peer groups found and not yet passed by
+	// the pieces output, in order; states[i] holds, row k for ends[k], function i's aggregate over
+	// the partition up to there (RANGE frames only, else nil). Columns rather than a struct per
+	// group: with unique ORDER BY keys there is a group per row.
+	ends   []int
+	states []*running
 }
 
-// peerGroup is a peer group that ends (exclusive partition row) at end, with the RANGE frames'
-// aggregates over the partition up to there (per function; nil for the others).
-type peerGroup struct {
-	end  int
-	runs []*running
+// push appends row j of from to r.
+func (r *running) push(from *running, j int) {
+	r.cnts, r.valid = append(r.cnts, from.cnts[j]), append(r.valid, from.valid[j])
+	if from.flts != nil {
+		r.flts = append(r.flts, from.flts[j])
+	} else {
+		r.ints = append(r.ints, from.ints[j])
+	}
+}
+
+// dropFirst removes r's first k rows.
+func (r *running) dropFirst(k int) {
+	r.cnts, r.valid = r.cnts[k:], r.valid[k:]
+	if r.flts != nil {
+		r.flts = r.flts[k:]
+	} else {
+		r.ints = r.ints[k:]
+	}
 }
 
 type loadedPiece struct {
@@ -353,7 +372,7 @@ func (d *drain) locate(g int) int {
 
 // reach reads ahead until the peer group of partition row end-1 is found (or the file's end).
 func (la *lookahead) reach(d *drain, end int) error {
-	for !la.eof && (len(la.groups) == 0 || la.groups[len(la.groups)-1].end < end) {
+	for !la.eof && (len(la.ends) == 0 || la.ends[len(la.ends)-1] < end) {
 		if err := la.advance(d); err != nil {
 			return err
 		}
@@ -379,7 +398,12 @@ func (la *lookahead) advance(d *drain) error {
 	if rec == nil {
 		la.eof = true
 		if la.rows > 0 {
-			la.groups = append(la.groups, peerGroup{end: la.rows, runs: la.last})
+			la.ends = append(la.ends, la.rows)
+			for i, st := range la.states {
+				if st != nil {
+					st.push(la.last[i], 0)
+				}
+			}
 		}
 		return nil
 	}
@@ -412,27 +436,28 @@ func (la *lookahead) advance(d *drain) error {
 			return err
 		}
 	}
-	// The state after row r-1 of this piece (or after the last piece's last row).
-	stateBefore := func(r int) []*running {
-		out := make([]*running, len(runs))
+	// A peer start at row r ends the group before it, whose aggregates are the state after row
+	// r-1 (of this piece, or of the last one).
+	for r := 0; r < n; r++ {
+		if !flags.Value(r) || la.rows+r == 0 {
+			continue
+		}
+		la.ends = append(la.ends, la.rows+r)
 		for i, run := range runs {
 			switch {
 			case run == nil:
 			case r == 0:
-				out[i] = la.last[i]
+				la.states[i].push(la.last[i], 0)
 			default:
-				out[i] = newRunning(1, run.flts != nil)
-				out[i].copyRow(0, run, r-1)
+				la.states[i].push(run, r-1)
 			}
 		}
-		return out
 	}
-	for r := 0; r < n; r++ {
-		if flags.Value(r) && la.rows+r > 0 {
-			la.groups = append(la.groups, peerGroup{end: la.rows + r, runs: stateBefore(r)})
+	for i, run := range runs {
+		if run != nil && n > 0 {
+			la.last[i].copyRow(0, run, n-1)
 		}
 	}
-	la.last = stateBefore(n)
 	la.rows += n
 	return nil
 }
@@ -468,12 +493,17 @@ func (d *drain) next() (*columnar.Batch, error) {
 			return nil, err
 		}
 		drop := 0
-		for drop < len(la.groups) && la.groups[drop].end <= hp.start {
+		for drop < len(la.ends) && la.ends[drop] <= hp.start {
 			drop++
 		}
-		la.groups = append(la.groups[:0], la.groups[drop:]...)
+		la.ends = la.ends[drop:]
+		for _, st := range la.states {
+			if st != nil {
+				st.dropFirst(drop)
+			}
+		}
 	}
-	// The ranks and peer groups (ends, and their index in la.groups) of the head's rows.
+	// The ranks and peer groups (ends, and their index in la.ends) of the head's rows.
 	ranks, denses, ends, groups := make([]int, n), make([]int, n), make([]int, n), make([]int, n)
 	gi := 0
 	for r := 0; r < n; r++ {
@@ -484,10 +514,10 @@ func (d *drain) next() (*columnar.Batch, error) {
 		}
 		ranks[r], denses[r] = d.rank, d.dense
 		if la != nil {
-			for la.groups[gi].end <= g {
+			for la.ends[gi] <= g {
 				gi++
 			}
-			ends[r], groups[r] = la.groups[gi].end, gi
+			ends[r], groups[r] = la.ends[gi], gi
 		}
 	}
 	cols := make([]arrow.Array, 0, len(w.schema))
@@ -546,7 +576,7 @@ func (d *drain) next() (*columnar.Batch, error) {
 			case FrameRunningRange:
 				run = newRunning(n, la.acc[i].floating)
 				for r := range idx {
-					run.copyRow(r, la.groups[groups[r]].runs[i], 0)
+					run.copyRow(r, la.states[i], groups[r])
 					idx[r] = r
 				}
 			}
