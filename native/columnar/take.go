@@ -2,6 +2,7 @@ package columnar
 
 import (
 	"fmt"
+	mbits "math/bits"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -55,23 +56,40 @@ type fixed interface {
 	~int8 | ~int16 | ~int32 | ~int64 | ~float32 | ~float64 | decimal128.Num
 }
 
-// takeValidity builds the output validity bitmap, or nil when no selected row is null.
+// takeValidity builds the output validity bitmap, or nil when no selected row is null. It reads
+// the source bitmap directly and writes the output a byte (eight rows) at a time: a dictionary
+// expansion calls it for every row of a batch whose dictionary holds a null entry, even when no
+// row refers to it, so it must cost no more than the value gather beside it.
 func takeValidity(alloc memory.Allocator, arr arrow.Array, sel []int32) (*memory.Buffer, int) {
-	if arr.NullN() == 0 {
+	bits, off := ValidityBits(arr)
+	if bits == nil {
 		return nil, 0
 	}
 	buf := memory.NewResizableBuffer(alloc)
 	buf.Resize(int(bitutil.BytesForBits(int64(len(sel)))))
-	bits := buf.Bytes()
-	nulls := 0
-	for i, j := range sel {
-		if arr.IsValid(int(j)) {
-			bitutil.SetBit(bits, i)
-		} else {
-			bitutil.ClearBit(bits, i)
-			nulls++
+	out := buf.Bytes()
+	valid := 0
+	full := len(sel) &^ 7
+	for i := 0; i < full; i += 8 {
+		s := sel[i : i+8 : i+8]
+		var b byte
+		for k, j := range s {
+			p := off + int(j)
+			b |= (bits[p>>3] >> (p & 7) & 1) << k
 		}
+		out[i>>3] = b
+		valid += mbits.OnesCount8(b)
 	}
+	if full < len(sel) {
+		var b byte
+		for k, j := range sel[full:] {
+			p := off + int(j)
+			b |= (bits[p>>3] >> (p & 7) & 1) << k
+		}
+		out[full>>3] = b
+		valid += mbits.OnesCount8(b)
+	}
+	nulls := len(sel) - valid
 	if nulls == 0 {
 		buf.Release()
 		return nil, 0

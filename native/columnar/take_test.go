@@ -167,3 +167,72 @@ func BenchmarkTakeStrings(b *testing.B) {
 		arr.Release()
 	}
 }
+
+// The validity of a sliced column with nulls, through selections of every length up to 40 (whole
+// bytes and tails), in and out of order, must follow the rows.
+func TestTakeValiditySlicedAndUnordered(t *testing.T) {
+	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer alloc.AssertSize(t, 0)
+	bld := array.NewInt64Builder(alloc)
+	for i := 0; i < 100; i++ {
+		if i%7 == 3 || i%11 == 0 {
+			bld.AppendNull()
+		} else {
+			bld.Append(int64(i))
+		}
+	}
+	whole := bld.NewArray()
+	defer whole.Release()
+	arr := array.NewSlice(whole, 5, 95)
+	defer arr.Release()
+	for n := 0; n <= 40; n++ {
+		for _, reverse := range []bool{false, true} {
+			sel := make([]int32, n)
+			for k := range sel {
+				sel[k] = int32((k * 13) % arr.Len())
+				if reverse {
+					sel[k] = int32(arr.Len() - 1 - (k*13)%arr.Len())
+				}
+			}
+			out, err := Take(alloc, arr, sel)
+			if err != nil {
+				t.Fatal(err)
+			}
+			nulls := 0
+			for k, j := range sel {
+				if out.IsValid(k) != arr.IsValid(int(j)) {
+					t.Fatalf("n=%d reverse=%v row %d (source %d): valid %v, want %v", n, reverse, k, j, out.IsValid(k), arr.IsValid(int(j)))
+				}
+				if arr.IsNull(int(j)) {
+					nulls++
+				} else if got, want := out.(*array.Int64).Value(k), arr.(*array.Int64).Value(int(j)); got != want {
+					t.Fatalf("n=%d row %d: %d, want %d", n, k, got, want)
+				}
+			}
+			if out.NullN() != nulls {
+				t.Fatalf("n=%d reverse=%v: %d nulls, want %d", n, reverse, out.NullN(), nulls)
+			}
+			out.Release()
+		}
+	}
+}
+
+// A dictionary with a null entry expanded through codes that never refer to it (how a lazily read
+// Parquet column is materialized), the shape that calls takeValidity for every row of a batch.
+func BenchmarkTakeValidity(b *testing.B) {
+	bld := array.NewInt64Builder(memory.DefaultAllocator)
+	for i := 0; i < 4096; i++ {
+		bld.Append(int64(i) * 31)
+	}
+	bld.AppendNull()
+	dict := bld.NewArray()
+	defer dict.Release()
+	codes := make([]int32, 8192)
+	for i := range codes {
+		codes[i] = int32((i * 2654435761) % 4096)
+	}
+	for b.Loop() {
+		out, _ := Take(memory.DefaultAllocator, dict, codes)
+		out.Release()
+	}
+}
