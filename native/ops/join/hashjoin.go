@@ -342,7 +342,10 @@ func (h *HashJoin) consumeBuild() error {
 	st := h.st
 	var claim *sharedEntry
 	if key, ok := h.sharedKeyFor(st.ctx); ok {
-		e, owner := acquireShared(key)
+		e, owner, pending := acquireShared(key)
+		for pending != nil && awaitShared(pending) {
+			e, owner, pending = acquireShared(key)
+		}
 		switch {
 		case e != nil && !owner:
 			RegisterSharedIdle(st.ctx)
@@ -373,6 +376,9 @@ func (h *HashJoin) consumeBuild() error {
 		in.Release()
 		if err != nil {
 			return err
+		}
+		if claim != nil {
+			claim.progress.Add(1)
 		}
 		if err := b.account(0); err != nil {
 			if h.canGrace(h.st.ctx) && h.st.ctx.Alloc.OutOfMemory() {

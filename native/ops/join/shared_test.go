@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/bolide-dev/bolide/native/columnar/coltest"
 	"github.com/bolide-dev/bolide/native/exec"
@@ -151,7 +152,7 @@ func TestSharedIdleCap(t *testing.T) {
 	// A task whose pool makes the cap hold about one build: releasing its reference evicts the
 	// others, the least recently used first.
 	ctx := &exec.TaskContext{Storage: storage, Pool: 6 * one}
-	e, owner := acquireShared(sharedKey{broadcast: ids[2], build: sharedKeyOf(t, c)})
+	e, owner, _ := acquireShared(sharedKey{broadcast: ids[2], build: sharedKeyOf(t, c)})
 	if e == nil || owner {
 		t.Fatal("the last build is not cached")
 	}
@@ -238,4 +239,68 @@ func TestSharedBuildUnderGrace(t *testing.T) {
 		t.Errorf("%d builds published from grace partitions", n)
 	}
 	DropIdleShared(storage)
+}
+
+// A task that finds its build being built by another task waits for it: when the builder gives up
+// (abandons), the waiter builds and publishes it itself; when the builder adds no batch for
+// sharedStall (it may be waiting for memory the waiter holds), the waiter builds a private copy
+// and publishes nothing.
+func TestSharedBuildWaitsForTheBuilder(t *testing.T) {
+	c := joinCase{keyTypes: []string{"long"}, typ: Inner, build: BuildRight, normalize: true}
+	rng := rand.New(rand.NewPCG(5, 6))
+	types := c.sideTypes(t)
+	left := coltest.GenRows(rng, types, 200, 0.1, genValue)
+	right := coltest.GenRows(rng, types, 200, 0.1, genValue)
+	want := c.reference(t, len(c.keyTypes)).run(left, right, len(types), len(types))
+	coltest.SortRows(want)
+	storage := &fakeStorage{grant: true}
+	defer DropIdleShared(storage)
+	build := sharedKeyOf(t, c)
+
+	t.Run("abandoned", func(t *testing.T) {
+		id := nextBroadcast.Add(1)
+		claim, owner, _ := acquireShared(sharedKey{broadcast: id, build: build})
+		if !owner {
+			t.Fatal("the key was not free")
+		}
+		// The builder progresses for longer than sharedStall, then abandons.
+		go func() {
+			for range 6 {
+				time.Sleep(sharedStall / 3)
+				claim.progress.Add(1)
+			}
+			abandonShared(claim)
+		}()
+		before := SharedBuilds()
+		start := time.Now()
+		got, read := runSharedTask(t, c, id, storage, left, right, 1)
+		if waited := time.Since(start); waited < 2*sharedStall {
+			t.Errorf("the task went on after %v, before the builder gave up", waited)
+		}
+		coltest.SortRows(got)
+		coltest.CompareRows(t, "waiter", got, want)
+		if !read || SharedBuilds() != before+1 {
+			t.Errorf("read its build child: %v, builds published: %d; want the waiter to build and publish", read, SharedBuilds()-before)
+		}
+	})
+
+	t.Run("stalled", func(t *testing.T) {
+		id := nextBroadcast.Add(1)
+		claim, owner, _ := acquireShared(sharedKey{broadcast: id, build: build})
+		if !owner {
+			t.Fatal("the key was not free")
+		}
+		defer abandonShared(claim)
+		before := SharedBuilds()
+		start := time.Now()
+		got, read := runSharedTask(t, c, id, storage, left, right, 2)
+		if waited := time.Since(start); waited < sharedStall {
+			t.Errorf("the task went on after %v, before the stall limit", waited)
+		}
+		coltest.SortRows(got)
+		coltest.CompareRows(t, "private copy", got, want)
+		if !read || SharedBuilds() != before {
+			t.Errorf("read its build child: %v, builds published: %d; want a private copy", read, SharedBuilds()-before)
+		}
+	})
 }
