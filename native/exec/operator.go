@@ -39,6 +39,26 @@ type LazyOperator interface {
 	NextLazy() (columnar.Lazy, error)
 }
 
+// RowTest is a parent's test of its child's rows that the child may apply before it decodes the
+// columns the test does not read: a hash join hands its key lookup to a filter that reads a scan
+// lazily, so that the columns it does not key on are decoded only for the rows whose keys have a
+// match (late materialization through the join). Keep must drop only rows the parent would drop
+// itself, and must not fail on a row the parent would not have read.
+type RowTest interface {
+	// Refs are the child's output columns Keep reads.
+	Refs() []int
+	// Keep narrows the rows sel (every row of b when all) to those the parent can use, in order,
+	// writing them to dst (which may share sel's array); b holds at least the columns Refs, over
+	// all its rows. It returns the rows and whether they are all of b's.
+	Keep(b *columnar.Batch, sel []int32, all bool, dst []int32) ([]int32, bool, error)
+}
+
+// RowTestTaker is an operator that can apply its parent's RowTest (a filter over a scan); it
+// reports whether it will.
+type RowTestTaker interface {
+	TakeRowTest(t RowTest) bool
+}
+
 // InputSource delivers the batches of a child that stays in Spark (a fallback operator, an
 // exchange). Next returns nil at the end.
 type InputSource interface {

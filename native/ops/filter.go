@@ -26,6 +26,19 @@ type Filter struct {
 	// steps (SetSteps), when set, are evaluated instead of cond: each on the rows all the
 	// previous ones kept (true, not null).
 	steps []expr.Expr
+	// parentTest (TakeRowTest) narrows the rows of a lazily read batch after the conjuncts and
+	// before the columns it does not read are decoded.
+	parentTest exec.RowTest
+}
+
+// TakeRowTest makes the filter apply its parent's test to the rows it keeps, when it reads its
+// child lazily (after Open): the parent then sees only rows that pass it.
+func (f *Filter) TakeRowTest(t exec.RowTest) bool {
+	if f.late == nil {
+		return false
+	}
+	f.parentTest = t
+	return true
 }
 
 // SetSteps makes the filter narrow its rows step by step, each predicate evaluated only on the

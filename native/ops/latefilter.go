@@ -179,6 +179,17 @@ func (f *Filter) applyLate(l columnar.Lazy) (*columnar.Batch, error) {
 			sel = nil
 		}
 	}
+	if t := f.parentTest; t != nil && (all || len(sel) > 0) {
+		if err := fetch(l, b, t.Refs()); err != nil {
+			return nil, err
+		}
+		if sel, all, err = t.Keep(b, sel, all, dst); err != nil {
+			return nil, err
+		}
+		if all {
+			sel = nil
+		}
+	}
 	rows := n
 	if !all {
 		rows = len(sel)

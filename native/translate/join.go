@@ -207,7 +207,48 @@ func buildHashJoin(n *plan.Node, children []exec.Operator, conf *plan.Conf, stra
 			spec.Shared = &join.SharedBuild{Input: *bn.Input, Key: string(raw)}
 		}
 	}
+	if typ == join.Inner || (typ == join.LeftSemi && build == join.BuildRight) {
+		field, out := "leftKeys", left.Output
+		if build == join.BuildLeft {
+			field, out = "rightKeys", right.Output
+		}
+		spec.ProbeKeyRefs = plainKeyColumns(n, field, out)
+	}
 	return join.NewHashJoin(children[0], children[1], spec)
+}
+
+// plainKeyColumns returns the child columns that are the keys field, when every key is a plain
+// column of output; nil otherwise.
+func plainKeyColumns(n *plan.Node, field string, output []plan.Attr) []int {
+	es, err := n.Exprs(field)
+	if err != nil {
+		return nil
+	}
+	ords := make(map[int64]int, len(output))
+	for i, a := range output {
+		if _, dup := ords[a.ExprID]; !dup {
+			ords[a.ExprID] = i
+		}
+	}
+	refs := make([]int, 0, len(es))
+	for _, e := range es {
+		if e == nil {
+			return nil
+		}
+		rb, err := plan.Rebind(e, ords)
+		if err != nil {
+			return nil
+		}
+		if c := plan.ShortClass(rb.Class); c != "AttributeReference" && c != "BoundReference" {
+			return nil
+		}
+		r, err := plan.References(rb)
+		if err != nil || len(r) != 1 {
+			return nil
+		}
+		refs = append(refs, r[0])
+	}
+	return refs
 }
 
 // broadcastBuildAllowed is JoinSelectionHelper.canBuildBroadcastLeft / canBuildBroadcastRight.

@@ -89,6 +89,10 @@ type Spec struct {
 	// Shared: the build side is a native broadcast, built once per executor and shared by its
 	// tasks (shared.go); nil builds per task.
 	Shared *SharedBuild
+	// ProbeKeyRefs are the probe child's columns that are the probe keys, when every probe key is
+	// a plain column (nil otherwise): the join may then hand its key lookup to the probe child
+	// (keytest.go).
+	ProbeKeyRefs []int
 }
 
 // side names a column of one child: of the probe side or of the build side.
@@ -290,6 +294,7 @@ func (h *HashJoin) Open(ctx *exec.TaskContext) error {
 	}
 	b.withKeys = h.canGrace(ctx)
 	h.st = &stream{ctx: ctx, build: b, cont: -1}
+	h.offerKeyTest()
 	return nil
 }
 
