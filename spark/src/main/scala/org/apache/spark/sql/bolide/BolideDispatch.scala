@@ -3,12 +3,15 @@ package org.apache.spark.sql.bolide
 import scala.jdk.CollectionConverters._
 
 import org.apache.arrow.c.{ArrowArray, ArrowSchema, Data}
-import org.apache.arrow.memory.BufferAllocator
+import org.apache.arrow.memory.{ArrowBuf, BufferAllocator}
+import org.apache.arrow.vector.{BaseFixedWidthVector, BitVectorHelper, FieldVector, VectorSchemaRoot}
+import org.apache.arrow.vector.complex.StructVector
 
+import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference, AttributeSeq, BindReferences, ExprId, Expression, UnsafeProjection}
 import org.apache.spark.sql.execution.arrow.ArrowWriter
-import org.apache.spark.sql.types.{NullType, StructField, StructType}
-import org.apache.spark.sql.vectorized.{ArrowColumnVector, ColumnVector, ColumnarBatch}
+import org.apache.spark.sql.types._
+import org.apache.spark.sql.vectorized.{ArrowColumnVector, ColumnVector, ColumnarBatchRow}
 
 /**
  * The JVM side of expression dispatch (native/expr/dispatch.go): evaluates, for one task of a
@@ -16,19 +19,62 @@ import org.apache.spark.sql.vectorized.{ArrowColumnVector, ColumnVector, Columna
  * `expressions` are the block's encoded expressions by id (PlanEncoder numbers them; they travel
  * to the executors with the block's RDD). Each dispatched expression is bound once per task to the
  * input columns Go sends (by exprId) and compiled into Spark's UnsafeProjection (code generation,
- * falling back to interpretation as Spark does); every batch then runs it over the rows of the
- * imported columns and writes the result into a fresh Arrow vector of the task's allocator, which
- * is exported to Go (Go owns it from then on, and releases it once).
+ * falling back to interpretation as Spark does).
+ *
+ * The cost that matters is per batch and per row (the bench: DispatchBench), so everything that
+ * can be is made once per expression and task and reused: the input vectors (Go sends the schema
+ * once; every batch's buffers are imported into the same vectors and released again at the end of
+ * the call, so nothing of Go's outlives it), the row view over them (one mutable row, its rowId
+ * moved), the projection and the result vector. The result's buffers are new every batch: once
+ * exported they belong to Go (which releases them once), and clearing the vector only drops this
+ * side's reference; reusing them in place (ArrowWriter.reset) would overwrite a batch Go still
+ * reads. Fixed-width results are written straight into the Arrow buffers; the others go through
+ * Spark's ArrowWriter.
  */
 class BolideDispatcher(expressions: Array[Expression], allocator: BufferAllocator, partitionIndex: Int)
   extends NativeDispatcher {
 
-  private val projections = new Array[UnsafeProjection](expressions.length)
-  private val resultSchemas = new Array[StructType](expressions.length)
+  private val states = new Array[BolideDispatcher.State](expressions.length)
 
-  private def projection(id: Int, exprIds: Array[Long]): UnsafeProjection = {
-    if (projections(id) == null) {
-      val e = expressions(id)
+  override def eval(id: Int, exprIds: Array[Long], rows: Long, inArray: Long, inSchema: Long,
+      outArray: Long, outSchema: Long): Unit = {
+    if (id < 0 || id >= expressions.length || expressions(id) == null) {
+      throw new IllegalStateException(s"Bolide dispatch: no expression $id in this block")
+    }
+    var st = states(id)
+    if (inSchema != 0) {
+      // A new input schema (the first batch, or other Arrow types): the vectors are made again.
+      // The projection, bound by exprId, and the result vector stay.
+      val schema = Data.importSchema(allocator, ArrowSchema.wrap(inSchema), null)
+      if (st == null) {
+        if (exprIds == null) throw new IllegalStateException(s"Bolide dispatch: expression $id sent without exprIds")
+        st = new BolideDispatcher.State(expressions(id), exprIds, allocator, partitionIndex)
+        states(id) = st
+      }
+      st.setInput(schema.getFields, allocator)
+    } else if (st == null) {
+      throw new IllegalStateException(s"Bolide dispatch: expression $id sent without its input schema")
+    }
+    // Go's buffers are released (by clearing the vectors) whatever happens next.
+    Data.importIntoVector(allocator, ArrowArray.wrap(inArray), st.input, null)
+    try {
+      val out = st.result
+      try {
+        st.writer.write(st.projection, st.row, rows.toInt)
+        if (outSchema != 0) {
+          Data.exportVector(allocator, out, null, ArrowArray.wrap(outArray), ArrowSchema.wrap(outSchema))
+        } else {
+          Data.exportVector(allocator, out, null, ArrowArray.wrap(outArray))
+        }
+      } finally out.clear()
+    } finally st.input.clear()
+  }
+}
+
+object BolideDispatcher {
+  /** One dispatched expression's projection, input vectors and result vector, for one task. */
+  private final class State(e: Expression, exprIds: Array[Long], allocator: BufferAllocator, partitionIndex: Int) {
+    val projection: UnsafeProjection = {
       // Go sends every bound attribute it found in the encoded expression, which may include
       // some Spark does not bind (inside a ScalaUDF's encoders): those columns are not read.
       val refs = e.references.toSeq
@@ -38,31 +84,103 @@ class BolideDispatcher(expressions: Array[Expression], allocator: BufferAllocato
       val bound = BindReferences.bindReference(e, new AttributeSeq(attrs))
       val p = UnsafeProjection.create(Seq(bound))
       p.initialize(partitionIndex)
-      projections(id) = p
-      resultSchemas(id) = StructType(Seq(StructField("result", e.dataType, nullable = true)))
+      p
     }
-    projections(id)
+    private val resultRoot: VectorSchemaRoot =
+      BolideRowToArrowExec.newRoot(StructType(Seq(StructField("result", e.dataType, nullable = true))), allocator)
+    val result: FieldVector = resultRoot.getVector(0)
+    val writer: ResultWriter = ResultWriter(e.dataType, result, resultRoot)
+    // Left empty between calls: clear() releases the batch's buffers.
+    result.clear()
+
+    var input: StructVector = _
+    var row: ColumnarBatchRow = _
+
+    def setInput(fields: java.util.List[org.apache.arrow.vector.types.pojo.Field], allocator: BufferAllocator): Unit = {
+      if (input != null) input.close()
+      input = StructVector.emptyWithDuplicates("", allocator)
+      input.initializeChildrenFromFields(fields)
+      val cols = input.getChildrenFromFields.asScala.map(v => new ArrowColumnVector(v): ColumnVector).toArray
+      row = new ColumnarBatchRow(cols)
+    }
   }
 
-  override def eval(id: Int, exprIds: Array[Long], rows: Long, inArray: Long, inSchema: Long,
-      outArray: Long, outSchema: Long): Unit = {
-    if (id < 0 || id >= expressions.length || expressions(id) == null) {
-      throw new IllegalStateException(s"Bolide dispatch: no expression $id in this block")
+  /** Evaluates the projection over the rows and writes its one field into the result vector. */
+  private abstract class ResultWriter {
+    def write(proj: UnsafeProjection, row: ColumnarBatchRow, rows: Int): Unit
+  }
+
+  private object ResultWriter {
+    def apply(dt: DataType, v: FieldVector, root: VectorSchemaRoot): ResultWriter = (dt, v) match {
+      case (BooleanType, _) => new FixedWriter(v.asInstanceOf[BaseFixedWidthVector]) {
+        def put(r: InternalRow, data: ArrowBuf, i: Int): Unit = if (r.getBoolean(0)) BitVectorHelper.setBit(data, i)
+      }
+      case (ByteType, _) => new FixedWriter(v.asInstanceOf[BaseFixedWidthVector]) {
+        def put(r: InternalRow, data: ArrowBuf, i: Int): Unit = data.setByte(i.toLong, r.getByte(0))
+      }
+      case (ShortType, _) => new FixedWriter(v.asInstanceOf[BaseFixedWidthVector]) {
+        def put(r: InternalRow, data: ArrowBuf, i: Int): Unit = data.setShort(i.toLong << 1, r.getShort(0))
+      }
+      case (IntegerType | DateType, _) => new FixedWriter(v.asInstanceOf[BaseFixedWidthVector]) {
+        def put(r: InternalRow, data: ArrowBuf, i: Int): Unit = data.setInt(i.toLong << 2, r.getInt(0))
+      }
+      case (LongType | TimestampType | TimestampNTZType, _) => new FixedWriter(v.asInstanceOf[BaseFixedWidthVector]) {
+        def put(r: InternalRow, data: ArrowBuf, i: Int): Unit = data.setLong(i.toLong << 3, r.getLong(0))
+      }
+      case (FloatType, _) => new FixedWriter(v.asInstanceOf[BaseFixedWidthVector]) {
+        def put(r: InternalRow, data: ArrowBuf, i: Int): Unit = data.setFloat(i.toLong << 2, r.getFloat(0))
+      }
+      case (DoubleType, _) => new FixedWriter(v.asInstanceOf[BaseFixedWidthVector]) {
+        def put(r: InternalRow, data: ArrowBuf, i: Int): Unit = data.setDouble(i.toLong << 3, r.getDouble(0))
+      }
+      case _ => new GenericWriter(v, root)
     }
-    // Imported first, so that Go's export is released (by closing `in`) whatever happens next.
-    val in = Data.importVectorSchemaRoot(allocator, ArrowArray.wrap(inArray), ArrowSchema.wrap(inSchema), null)
-    try {
-      val proj = projection(id, exprIds)
-      val vectors = in.getFieldVectors.asScala.map(v => new ArrowColumnVector(v): ColumnVector).toArray
-      val batch = new ColumnarBatch(vectors, rows.toInt)
-      val out = BolideRowToArrowExec.newRoot(resultSchemas(id), allocator)
-      try {
-        val writer = ArrowWriter.create(out)
-        val it = batch.rowIterator()
-        while (it.hasNext) writer.write(proj(it.next()))
-        writer.finish()
-        Data.exportVectorSchemaRoot(allocator, out, null, ArrowArray.wrap(outArray), ArrowSchema.wrap(outSchema))
-      } finally out.close()
-    } finally in.close()
+  }
+
+  /**
+   * A fixed-width result, written into fresh zeroed buffers: a null leaves its validity bit (and
+   * its value) zero, as Arrow writers do.
+   */
+  private abstract class FixedWriter(v: BaseFixedWidthVector) extends ResultWriter {
+    def put(r: InternalRow, data: ArrowBuf, i: Int): Unit
+
+    final def write(proj: UnsafeProjection, row: ColumnarBatchRow, rows: Int): Unit = {
+      v.allocateNew(rows)
+      val validity = v.getValidityBuffer
+      val data = v.getDataBuffer
+      validity.setZero(0, validity.capacity())
+      data.setZero(0, data.capacity())
+      var i = 0
+      while (i < rows) {
+        row.rowId = i
+        val r = proj(row)
+        if (!r.isNullAt(0)) {
+          BitVectorHelper.setBit(validity, i)
+          put(r, data, i)
+        }
+        i += 1
+      }
+      v.setValueCount(rows)
+    }
+  }
+
+  /** Any other result type, through Spark's ArrowWriter (made once, its buffers new per batch). */
+  private final class GenericWriter(v: FieldVector, root: VectorSchemaRoot) extends ResultWriter {
+    private val writer = ArrowWriter.create(root)
+
+    def write(proj: UnsafeProjection, row: ColumnarBatchRow, rows: Int): Unit = {
+      // reset() on the cleared vector only rewinds the writer's count; the buffers are allocated
+      // afresh (the last batch's now belong to Go).
+      writer.reset()
+      v.setInitialCapacity(rows)
+      v.allocateNew()
+      var i = 0
+      while (i < rows) {
+        row.rowId = i
+        writer.write(proj(row))
+        i += 1
+      }
+      writer.finish()
+    }
   }
 }
