@@ -1,17 +1,13 @@
 package org.apache.spark.sql.bolide
 
-import scala.jdk.CollectionConverters._
-
 import org.apache.arrow.c.{ArrowArray, ArrowSchema, Data}
-import org.apache.arrow.memory.{ArrowBuf, BufferAllocator}
-import org.apache.arrow.vector.{BaseFixedWidthVector, BitVectorHelper, FieldVector, VectorSchemaRoot}
+import org.apache.arrow.memory.BufferAllocator
+import org.apache.arrow.vector.{BaseFixedWidthVector, FieldVector, VectorSchemaRoot}
 import org.apache.arrow.vector.complex.StructVector
 
-import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference, AttributeSeq, BindReferences, ExprId, Expression, UnsafeProjection}
 import org.apache.spark.sql.execution.arrow.ArrowWriter
 import org.apache.spark.sql.types._
-import org.apache.spark.sql.vectorized.{ArrowColumnVector, ColumnVector, ColumnarBatchRow}
 
 /**
  * The JVM side of expression dispatch (native/expr/dispatch.go): evaluates, for one task of a
@@ -58,6 +54,7 @@ class BolideDispatcher(expressions: Array[Expression], allocator: BufferAllocato
     // Go's buffers are released (by clearing the vectors) whatever happens next.
     Data.importIntoVector(allocator, ArrowArray.wrap(inArray), st.input, null)
     try {
+      st.row.load()
       val out = st.result
       try {
         st.writer.write(st.projection, st.row, rows.toInt)
@@ -94,81 +91,37 @@ object BolideDispatcher {
     result.clear()
 
     var input: StructVector = _
-    var row: ColumnarBatchRow = _
+    var row: DispatchRow = _
 
     def setInput(fields: java.util.List[org.apache.arrow.vector.types.pojo.Field], allocator: BufferAllocator): Unit = {
       if (input != null) input.close()
       input = StructVector.emptyWithDuplicates("", allocator)
       input.initializeChildrenFromFields(fields)
-      val cols = input.getChildrenFromFields.asScala.map(v => new ArrowColumnVector(v): ColumnVector).toArray
-      row = new ColumnarBatchRow(cols)
+      row = new DispatchRow(input.getChildrenFromFields)
     }
   }
 
   /** Evaluates the projection over the rows and writes its one field into the result vector. */
   private abstract class ResultWriter {
-    def write(proj: UnsafeProjection, row: ColumnarBatchRow, rows: Int): Unit
+    def write(proj: UnsafeProjection, row: DispatchRow, rows: Int): Unit
   }
 
   private object ResultWriter {
-    def apply(dt: DataType, v: FieldVector, root: VectorSchemaRoot): ResultWriter = (dt, v) match {
-      case (BooleanType, _) => new FixedWriter(v.asInstanceOf[BaseFixedWidthVector]) {
-        def put(r: InternalRow, data: ArrowBuf, i: Int): Unit = if (r.getBoolean(0)) BitVectorHelper.setBit(data, i)
-      }
-      case (ByteType, _) => new FixedWriter(v.asInstanceOf[BaseFixedWidthVector]) {
-        def put(r: InternalRow, data: ArrowBuf, i: Int): Unit = data.setByte(i.toLong, r.getByte(0))
-      }
-      case (ShortType, _) => new FixedWriter(v.asInstanceOf[BaseFixedWidthVector]) {
-        def put(r: InternalRow, data: ArrowBuf, i: Int): Unit = data.setShort(i.toLong << 1, r.getShort(0))
-      }
-      case (IntegerType | DateType, _) => new FixedWriter(v.asInstanceOf[BaseFixedWidthVector]) {
-        def put(r: InternalRow, data: ArrowBuf, i: Int): Unit = data.setInt(i.toLong << 2, r.getInt(0))
-      }
-      case (LongType | TimestampType | TimestampNTZType, _) => new FixedWriter(v.asInstanceOf[BaseFixedWidthVector]) {
-        def put(r: InternalRow, data: ArrowBuf, i: Int): Unit = data.setLong(i.toLong << 3, r.getLong(0))
-      }
-      case (FloatType, _) => new FixedWriter(v.asInstanceOf[BaseFixedWidthVector]) {
-        def put(r: InternalRow, data: ArrowBuf, i: Int): Unit = data.setFloat(i.toLong << 2, r.getFloat(0))
-      }
-      case (DoubleType, _) => new FixedWriter(v.asInstanceOf[BaseFixedWidthVector]) {
-        def put(r: InternalRow, data: ArrowBuf, i: Int): Unit = data.setDouble(i.toLong << 3, r.getDouble(0))
-      }
-      case _ => new GenericWriter(v, root)
+    def apply(dt: DataType, v: FieldVector, root: VectorSchemaRoot): ResultWriter = DispatchResult.kindOf(dt) match {
+      case DispatchResult.NONE => new GenericWriter(v, root)
+      case kind => new FixedWriter(kind, v.asInstanceOf[BaseFixedWidthVector])
     }
   }
 
-  /**
-   * A fixed-width result, written into fresh zeroed buffers: a null leaves its validity bit (and
-   * its value) zero, as Arrow writers do.
-   */
-  private abstract class FixedWriter(v: BaseFixedWidthVector) extends ResultWriter {
-    def put(r: InternalRow, data: ArrowBuf, i: Int): Unit
-
-    final def write(proj: UnsafeProjection, row: ColumnarBatchRow, rows: Int): Unit = {
-      v.allocateNew(rows)
-      val validity = v.getValidityBuffer
-      val data = v.getDataBuffer
-      validity.setZero(0, validity.capacity())
-      data.setZero(0, data.capacity())
-      var i = 0
-      while (i < rows) {
-        row.rowId = i
-        val r = proj(row)
-        if (!r.isNullAt(0)) {
-          BitVectorHelper.setBit(validity, i)
-          put(r, data, i)
-        }
-        i += 1
-      }
-      v.setValueCount(rows)
-    }
+  private final class FixedWriter(kind: Int, v: BaseFixedWidthVector) extends ResultWriter {
+    def write(proj: UnsafeProjection, row: DispatchRow, rows: Int): Unit = DispatchResult.write(kind, proj, row, rows, v)
   }
 
   /** Any other result type, through Spark's ArrowWriter (made once, its buffers new per batch). */
   private final class GenericWriter(v: FieldVector, root: VectorSchemaRoot) extends ResultWriter {
     private val writer = ArrowWriter.create(root)
 
-    def write(proj: UnsafeProjection, row: ColumnarBatchRow, rows: Int): Unit = {
+    def write(proj: UnsafeProjection, row: DispatchRow, rows: Int): Unit = {
       // reset() on the cleared vector only rewinds the writer's count; the buffers are allocated
       // afresh (the last batch's now belong to Go).
       writer.reset()

@@ -1,0 +1,136 @@
+package org.apache.spark.sql.bolide;
+
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.vector.BaseFixedWidthVector;
+
+import org.apache.spark.sql.catalyst.expressions.UnsafeProjection;
+import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
+import org.apache.spark.sql.types.BooleanType$;
+import org.apache.spark.sql.types.ByteType$;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.DateType$;
+import org.apache.spark.sql.types.DoubleType$;
+import org.apache.spark.sql.types.FloatType$;
+import org.apache.spark.sql.types.IntegerType$;
+import org.apache.spark.sql.types.LongType$;
+import org.apache.spark.sql.types.ShortType$;
+import org.apache.spark.sql.types.TimestampNTZType$;
+import org.apache.spark.sql.types.TimestampType$;
+import org.apache.spark.unsafe.Platform;
+
+/**
+ * Writes a dispatched expression's fixed-width results straight into the buffers of the Arrow
+ * vector exported to Go (BolideDispatcher): Spark's ArrowWriter goes through a checked, growing
+ * setter and a generic field loop per value, which the bench (DispatchBench) showed among the
+ * largest per-row costs. One loop per type, chosen once per batch, so that the JIT compiles each
+ * without a call per value. The buffers are allocated afresh and zeroed: a null leaves its
+ * validity bit and its value zero, as Arrow's own writers do.
+ */
+final class DispatchResult {
+  static final int NONE = 0, BOOLEAN = 1, BYTE = 2, SHORT = 3, INT = 4, LONG = 5, FLOAT = 6, DOUBLE = 7;
+
+  private DispatchResult() {}
+
+  /** The loop for results of type dt, or NONE (the caller writes them with ArrowWriter). */
+  static int kindOf(DataType dt) {
+    if (dt == BooleanType$.MODULE$) return BOOLEAN;
+    if (dt == ByteType$.MODULE$) return BYTE;
+    if (dt == ShortType$.MODULE$) return SHORT;
+    if (dt == IntegerType$.MODULE$ || dt == DateType$.MODULE$) return INT;
+    if (dt == LongType$.MODULE$ || dt == TimestampType$.MODULE$ || dt == TimestampNTZType$.MODULE$) return LONG;
+    if (dt == FloatType$.MODULE$) return FLOAT;
+    if (dt == DoubleType$.MODULE$) return DOUBLE;
+    return NONE;
+  }
+
+  private static void setBit(long address, int i) {
+    long a = address + (i >>> 3);
+    Platform.putByte(null, a, (byte) (Platform.getByte(null, a) | (1 << (i & 7))));
+  }
+
+  /** Evaluates proj over rows 0..rows-1 of row into v (its result type's vector). */
+  static void write(int kind, UnsafeProjection proj, DispatchRow row, int rows, BaseFixedWidthVector v) {
+    v.allocateNew(rows);
+    ArrowBuf vb = v.getValidityBuffer();
+    ArrowBuf db = v.getDataBuffer();
+    vb.setZero(0, vb.capacity());
+    db.setZero(0, db.capacity());
+    long va = vb.memoryAddress();
+    long da = db.memoryAddress();
+    switch (kind) {
+      case BOOLEAN:
+        for (int i = 0; i < rows; i++) {
+          row.rowId = i;
+          UnsafeRow r = proj.apply(row);
+          if (!r.isNullAt(0)) {
+            setBit(va, i);
+            if (r.getBoolean(0)) setBit(da, i);
+          }
+        }
+        break;
+      case BYTE:
+        for (int i = 0; i < rows; i++) {
+          row.rowId = i;
+          UnsafeRow r = proj.apply(row);
+          if (!r.isNullAt(0)) {
+            setBit(va, i);
+            Platform.putByte(null, da + i, r.getByte(0));
+          }
+        }
+        break;
+      case SHORT:
+        for (int i = 0; i < rows; i++) {
+          row.rowId = i;
+          UnsafeRow r = proj.apply(row);
+          if (!r.isNullAt(0)) {
+            setBit(va, i);
+            Platform.putShort(null, da + ((long) i << 1), r.getShort(0));
+          }
+        }
+        break;
+      case INT:
+        for (int i = 0; i < rows; i++) {
+          row.rowId = i;
+          UnsafeRow r = proj.apply(row);
+          if (!r.isNullAt(0)) {
+            setBit(va, i);
+            Platform.putInt(null, da + ((long) i << 2), r.getInt(0));
+          }
+        }
+        break;
+      case LONG:
+        for (int i = 0; i < rows; i++) {
+          row.rowId = i;
+          UnsafeRow r = proj.apply(row);
+          if (!r.isNullAt(0)) {
+            setBit(va, i);
+            Platform.putLong(null, da + ((long) i << 3), r.getLong(0));
+          }
+        }
+        break;
+      case FLOAT:
+        for (int i = 0; i < rows; i++) {
+          row.rowId = i;
+          UnsafeRow r = proj.apply(row);
+          if (!r.isNullAt(0)) {
+            setBit(va, i);
+            Platform.putFloat(null, da + ((long) i << 2), r.getFloat(0));
+          }
+        }
+        break;
+      case DOUBLE:
+        for (int i = 0; i < rows; i++) {
+          row.rowId = i;
+          UnsafeRow r = proj.apply(row);
+          if (!r.isNullAt(0)) {
+            setBit(va, i);
+            Platform.putDouble(null, da + ((long) i << 3), r.getDouble(0));
+          }
+        }
+        break;
+      default:
+        throw new IllegalStateException("Bolide dispatch: no fixed-width writer for kind " + kind);
+    }
+    v.setValueCount(rows);
+  }
+}
