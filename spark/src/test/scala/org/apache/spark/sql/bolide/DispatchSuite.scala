@@ -69,6 +69,35 @@ class DispatchSuite extends BolideSuiteBase {
     }
   }
 
+  @Test def nullsInEveryResultType(): Unit = {
+    // Each atomic type out of the JVM with nulls (the fixed-width ones are written straight into
+    // the Arrow buffers, the others by ArrowWriter), and every input type read through the row
+    // view: null where Spark's CASE WHEN says, the column's value (or its null) elsewhere.
+    withConf("spark.bolide.expression.CaseWhen.enabled" -> "false") {
+      val cols = Seq("b", "tb", "sh", "i", "id", "f", "x", "d", "s", "u", "bin", "dt", "ts")
+      checkDispatched(cols.map(c => s"CASE WHEN id % 3 = 0 THEN NULL ELSE $c END AS r_$c")
+        .mkString("SELECT id, ", ", ", " FROM dispatch_data"), Seq(Scan, Project), "CaseWhen")
+    }
+  }
+
+  @Test def multiByteStrings(): Unit = {
+    // Strings read without a copy from Go's buffers (empties, nulls, multi-byte characters) and
+    // results of each width computed from them.
+    withConf("spark.bolide.expression.Length.enabled" -> "false", "spark.bolide.expression.Upper.enabled" -> "false",
+        "spark.bolide.expression.Concat.enabled" -> "false") {
+      checkDispatched("SELECT id, upper(u), length(u), concat(u, s), u = 'É1日本' FROM dispatch_data",
+        Seq(Scan, Project), "Upper", "Length", "Concat")
+    }
+    checkDispatched("SELECT id, u FROM dispatch_data WHERE get_json_object(j, '$.a') = '7' AND u <> ''",
+      Seq(Scan, Filter))
+  }
+
+  @Test def afterANativeFilter(): Unit = {
+    // The filtered columns cross (compacted) and every batch of a task reuses the JVM's vectors.
+    checkDispatched("SELECT id, sin(x) + i, get_json_object(j, '$.a') FROM dispatch_data WHERE i > 40 AND x IS NOT NULL",
+      Seq(Scan, Filter, Project), "Add", "GetJsonObject")
+  }
+
   @Test def filterOnDispatchedCondition(): Unit = {
     checkDispatched("SELECT id, s FROM dispatch_data WHERE sin(x) > 0.5D AND i > 10", Seq(Scan, Filter))
     checkDispatched("SELECT id, x FROM dispatch_data WHERE get_json_object(j, '$.a') = '7' OR s IS NULL",
@@ -131,7 +160,9 @@ object DispatchSuite {
         "CASE WHEN id % 37 = 0 THEN NULL ELSE timestamp_micros(id * 123456789L) END AS ts",
         "CASE WHEN id % 41 = 0 THEN NULL ELSE CAST(id % 100 AS TINYINT) END AS tb",
         "CASE WHEN id % 43 = 0 THEN NULL ELSE CAST(id % 30000 AS SMALLINT) END AS sh",
-        "CASE WHEN id % 47 = 0 THEN NULL ELSE CAST(id / 7.0D AS FLOAT) END AS f")
+        "CASE WHEN id % 47 = 0 THEN NULL ELSE CAST(id / 7.0D AS FLOAT) END AS f",
+        "CASE WHEN id % 53 = 0 THEN NULL WHEN id % 5 = 0 THEN '' " +
+          "ELSE concat('é', CAST(id % 89 AS STRING), '日本') END AS u")
         .write.mode("overwrite").parquet(TestData.path("dispatch_data"))
       spark.read.parquet(TestData.path("dispatch_data")).createOrReplaceTempView("dispatch_data")
     } finally spark.conf.unset("spark.bolide.enabled")
