@@ -13,7 +13,9 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/cdata"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/bolide-dev/bolide/native/columnar"
 )
@@ -48,6 +50,10 @@ func Java_org_apache_spark_sql_bolide_NativeLib_setDispatcher(env *C.JNIEnv, _ C
 // crossing's cost): the input schema and the attributes' exprIds whenever the columns' Arrow types
 // differ from those of the schema the JVM last took (so on the first batch), the result's schema
 // on the first batch only; otherwise the pointers are null and both sides reuse what they kept.
+//
+// A fixed-width result (rawBits) is not exported at all after the first batch: this side
+// allocates its validity and data buffers and the JVM writes the values into them during the call
+// (it keeps no reference), then returns the null count; the JVM may still export instead (-1).
 type jvmDispatch struct {
 	t     *task
 	obj   C.jobject
@@ -59,6 +65,24 @@ type jvmDispatch struct {
 type dispatchState struct {
 	schema  *arrow.Schema  // the input schema the JVM holds (nil: none yet)
 	outType arrow.DataType // the result's Arrow type, from the JVM's first export (nil: none yet)
+}
+
+// rawBits is the width in bits of a result the JVM writes straight into this side's buffers (the
+// types BolideDispatcher's DispatchResult writes), or 0.
+func rawBits(t arrow.DataType) int {
+	switch t.ID() {
+	case arrow.BOOL:
+		return 1
+	case arrow.INT8:
+		return 8
+	case arrow.INT16:
+		return 16
+	case arrow.INT32, arrow.DATE32, arrow.FLOAT32:
+		return 32
+	case arrow.INT64, arrow.TIMESTAMP, arrow.FLOAT64:
+		return 64
+	}
+	return 0
 }
 
 // sameTypes: cols have the Arrow types of s's fields.
@@ -117,6 +141,23 @@ func (d *jvmDispatch) Dispatch(id int, exprIDs []int64, cols []arrow.Array, rows
 		st.schema = nil
 	}
 	sendOutSchema := st.outType == nil
+	var outValidity, outData *memory.Buffer
+	bits := 0
+	if !sendOutSchema && rows > 0 {
+		bits = rawBits(st.outType)
+	}
+	if bits > 0 {
+		outValidity = memory.NewResizableBuffer(d.t.ctx.Alloc)
+		outData = memory.NewResizableBuffer(d.t.ctx.Alloc)
+		defer outValidity.Release()
+		defer outData.Release()
+		outValidity.Resize(int(bitutil.BytesForBits(int64(rows))))
+		if bits == 1 {
+			outData.Resize(int(bitutil.BytesForBits(int64(rows))))
+		} else {
+			outData.Resize(rows * bits / 8)
+		}
+	}
 	rec := array.NewRecordBatch(schema, in, int64(rows))
 	defer rec.Release()
 
@@ -157,15 +198,29 @@ func (d *jvmDispatch) Dispatch(id int, exprIDs []int64, cols []arrow.Array, rows
 			C.set_longs(env, ids, C.jsize(len(exprIDs)), (*C.jlong)(unsafe.Pointer(&exprIDs[0])))
 		}
 	}
-	C.call_dispatch(env, d.obj, C.jint(id), ids, C.jlong(rows),
+	var va, da C.jlong
+	if bits > 0 {
+		va = C.jlong(uintptr(unsafe.Pointer(&outValidity.Bytes()[0])))
+		da = C.jlong(uintptr(unsafe.Pointer(&outData.Bytes()[0])))
+	}
+	nulls := C.call_dispatch(env, d.obj, C.jint(id), ids, C.jlong(rows),
 		C.jlong(uintptr(unsafe.Pointer(inArr))), C.jlong(uintptr(unsafe.Pointer(inSch))),
-		C.jlong(uintptr(unsafe.Pointer(outArr))), C.jlong(uintptr(unsafe.Pointer(outSch))))
+		C.jlong(uintptr(unsafe.Pointer(outArr))), C.jlong(uintptr(unsafe.Pointer(outSch))),
+		va, da, C.jlong(bits))
 	if C.exception_pending(env) != 0 {
 		cdata.ReleaseCArrowArray(outArr)
 		return nil, errJavaException
 	}
 	if sendSchema {
 		st.schema = schema
+	}
+	if bits > 0 && nulls >= 0 {
+		if int(nulls) > rows {
+			return nil, fmt.Errorf("dispatched expression %d: the JVM counted %d nulls in %d rows", id, nulls, rows)
+		}
+		data := array.NewData(st.outType, rows, []*memory.Buffer{outValidity, outData}, nil, int(nulls), 0)
+		defer data.Release()
+		return array.MakeFromData(data), nil
 	}
 	var out arrow.Array
 	var err error

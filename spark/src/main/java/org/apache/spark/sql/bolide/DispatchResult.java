@@ -23,8 +23,9 @@ import org.apache.spark.unsafe.Platform;
  * vector exported to Go (BolideDispatcher): Spark's ArrowWriter goes through a checked, growing
  * setter and a generic field loop per value, which the bench (DispatchBench) showed among the
  * largest per-row costs. One loop per type, chosen once per batch, so that the JIT compiles each
- * without a call per value. The buffers are allocated afresh and zeroed: a null leaves its
- * validity bit and its value zero, as Arrow's own writers do.
+ * without a call per value. The buffers are fresh (the JVM's own vector's, or Go's, which then
+ * skips the export) and zeroed first: a null leaves its validity bit and its value zero, as
+ * Arrow's own writers do.
  */
 final class DispatchResult {
   static final int NONE = 0, BOOLEAN = 1, BYTE = 2, SHORT = 3, INT = 4, LONG = 5, FLOAT = 6, DOUBLE = 7;
@@ -48,21 +49,49 @@ final class DispatchResult {
     Platform.putByte(null, a, (byte) (Platform.getByte(null, a) | (1 << (i & 7))));
   }
 
+  /** The width in bits of a result of this kind (1: a bitmap), 0 for NONE. */
+  static int bits(int kind) {
+    switch (kind) {
+      case BOOLEAN: return 1;
+      case BYTE: return 8;
+      case SHORT: return 16;
+      case INT: case FLOAT: return 32;
+      case LONG: case DOUBLE: return 64;
+      default: return 0;
+    }
+  }
+
+  /** Bytes of the data buffer of rows values of this kind. */
+  static long dataBytes(int kind, int rows) {
+    int b = bits(kind);
+    return b == 1 ? (rows + 7L) / 8 : (long) rows * (b / 8);
+  }
+
   /** Evaluates proj over rows 0..rows-1 of row into v (its result type's vector). */
   static void write(int kind, UnsafeProjection proj, DispatchRow row, int rows, BaseFixedWidthVector v) {
     v.allocateNew(rows);
     ArrowBuf vb = v.getValidityBuffer();
     ArrowBuf db = v.getDataBuffer();
-    vb.setZero(0, vb.capacity());
-    db.setZero(0, db.capacity());
-    long va = vb.memoryAddress();
-    long da = db.memoryAddress();
+    write(kind, proj, row, rows, vb.memoryAddress(), db.memoryAddress());
+    v.setValueCount(rows);
+  }
+
+  /**
+   * Evaluates proj over rows 0..rows-1 of row into the buffers at va (validity, (rows + 7) / 8
+   * bytes) and da ({@link #dataBytes}), zeroing them first; returns the null count.
+   */
+  static long write(int kind, UnsafeProjection proj, DispatchRow row, int rows, long va, long da) {
+    Platform.setMemory(va, (byte) 0, (rows + 7L) / 8);
+    Platform.setMemory(da, (byte) 0, dataBytes(kind, rows));
+    long nulls = 0;
     switch (kind) {
       case BOOLEAN:
         for (int i = 0; i < rows; i++) {
           row.rowId = i;
           UnsafeRow r = proj.apply(row);
-          if (!r.isNullAt(0)) {
+          if (r.isNullAt(0)) {
+            nulls++;
+          } else {
             setBit(va, i);
             if (r.getBoolean(0)) setBit(da, i);
           }
@@ -72,7 +101,9 @@ final class DispatchResult {
         for (int i = 0; i < rows; i++) {
           row.rowId = i;
           UnsafeRow r = proj.apply(row);
-          if (!r.isNullAt(0)) {
+          if (r.isNullAt(0)) {
+            nulls++;
+          } else {
             setBit(va, i);
             Platform.putByte(null, da + i, r.getByte(0));
           }
@@ -82,7 +113,9 @@ final class DispatchResult {
         for (int i = 0; i < rows; i++) {
           row.rowId = i;
           UnsafeRow r = proj.apply(row);
-          if (!r.isNullAt(0)) {
+          if (r.isNullAt(0)) {
+            nulls++;
+          } else {
             setBit(va, i);
             Platform.putShort(null, da + ((long) i << 1), r.getShort(0));
           }
@@ -92,7 +125,9 @@ final class DispatchResult {
         for (int i = 0; i < rows; i++) {
           row.rowId = i;
           UnsafeRow r = proj.apply(row);
-          if (!r.isNullAt(0)) {
+          if (r.isNullAt(0)) {
+            nulls++;
+          } else {
             setBit(va, i);
             Platform.putInt(null, da + ((long) i << 2), r.getInt(0));
           }
@@ -102,7 +137,9 @@ final class DispatchResult {
         for (int i = 0; i < rows; i++) {
           row.rowId = i;
           UnsafeRow r = proj.apply(row);
-          if (!r.isNullAt(0)) {
+          if (r.isNullAt(0)) {
+            nulls++;
+          } else {
             setBit(va, i);
             Platform.putLong(null, da + ((long) i << 3), r.getLong(0));
           }
@@ -112,7 +149,9 @@ final class DispatchResult {
         for (int i = 0; i < rows; i++) {
           row.rowId = i;
           UnsafeRow r = proj.apply(row);
-          if (!r.isNullAt(0)) {
+          if (r.isNullAt(0)) {
+            nulls++;
+          } else {
             setBit(va, i);
             Platform.putFloat(null, da + ((long) i << 2), r.getFloat(0));
           }
@@ -122,7 +161,9 @@ final class DispatchResult {
         for (int i = 0; i < rows; i++) {
           row.rowId = i;
           UnsafeRow r = proj.apply(row);
-          if (!r.isNullAt(0)) {
+          if (r.isNullAt(0)) {
+            nulls++;
+          } else {
             setBit(va, i);
             Platform.putDouble(null, da + ((long) i << 3), r.getDouble(0));
           }
@@ -131,6 +172,6 @@ final class DispatchResult {
       default:
         throw new IllegalStateException("Bolide dispatch: no fixed-width writer for kind " + kind);
     }
-    v.setValueCount(rows);
+    return nulls;
   }
 }

@@ -24,8 +24,9 @@ import org.apache.spark.sql.types._
  * moved), the projection and the result vector. The result's buffers are new every batch: once
  * exported they belong to Go (which releases them once), and clearing the vector only drops this
  * side's reference; reusing them in place (ArrowWriter.reset) would overwrite a batch Go still
- * reads. Fixed-width results are written straight into the Arrow buffers; the others go through
- * Spark's ArrowWriter.
+ * reads. Fixed-width results are written straight into Arrow buffers: after the first batch into
+ * the ones Go allocates and passes (nothing is exported then); the others go through Spark's
+ * ArrowWriter.
  */
 class BolideDispatcher(expressions: Array[Expression], allocator: BufferAllocator, partitionIndex: Int)
   extends NativeDispatcher {
@@ -33,7 +34,7 @@ class BolideDispatcher(expressions: Array[Expression], allocator: BufferAllocato
   private val states = new Array[BolideDispatcher.State](expressions.length)
 
   override def eval(id: Int, exprIds: Array[Long], rows: Long, inArray: Long, inSchema: Long,
-      outArray: Long, outSchema: Long): Unit = {
+      outArray: Long, outSchema: Long, outValidity: Long, outData: Long, outBits: Long): Long = {
     if (id < 0 || id >= expressions.length || expressions(id) == null) {
       throw new IllegalStateException(s"Bolide dispatch: no expression $id in this block")
     }
@@ -55,15 +56,20 @@ class BolideDispatcher(expressions: Array[Expression], allocator: BufferAllocato
     Data.importIntoVector(allocator, ArrowArray.wrap(inArray), st.input, null)
     try {
       st.row.load()
-      val out = st.result
-      try {
-        st.writer.write(st.projection, st.row, rows.toInt)
-        if (outSchema != 0) {
-          Data.exportVector(allocator, out, null, ArrowArray.wrap(outArray), ArrowSchema.wrap(outSchema))
-        } else {
-          Data.exportVector(allocator, out, null, ArrowArray.wrap(outArray))
-        }
-      } finally out.clear()
+      if (outData != 0 && st.kind != DispatchResult.NONE && DispatchResult.bits(st.kind) == outBits) {
+        DispatchResult.write(st.kind, st.projection, st.row, rows.toInt, outValidity, outData)
+      } else {
+        val out = st.result
+        try {
+          st.writer.write(st.projection, st.row, rows.toInt)
+          if (outSchema != 0) {
+            Data.exportVector(allocator, out, null, ArrowArray.wrap(outArray), ArrowSchema.wrap(outSchema))
+          } else {
+            Data.exportVector(allocator, out, null, ArrowArray.wrap(outArray))
+          }
+        } finally out.clear()
+        -1L
+      }
     } finally st.input.clear()
   }
 }
@@ -86,6 +92,7 @@ object BolideDispatcher {
     private val resultRoot: VectorSchemaRoot =
       BolideRowToArrowExec.newRoot(StructType(Seq(StructField("result", e.dataType, nullable = true))), allocator)
     val result: FieldVector = resultRoot.getVector(0)
+    val kind: Int = DispatchResult.kindOf(e.dataType)
     val writer: ResultWriter = ResultWriter(e.dataType, result, resultRoot)
     // Left empty between calls: clear() releases the batch's buffers.
     result.clear()
