@@ -43,7 +43,8 @@ func Java_org_apache_spark_sql_bolide_NativeLib_setDispatcher(env *C.JNIEnv, _ C
 
 // jvmDispatch evaluates dispatched expressions in the JVM: one upcall per batch, on the task
 // thread. The input columns are exported as one record batch into structs this side allocates
-// and frees (the JVM imports, and so moves, them); the JVM exports the result, one array, into a
+// and frees (the JVM imports, and so moves, them, or only reads the buffers in place during the
+// call, and this side releases the export after it); the JVM exports the result, one array, into a
 // second pair this side allocates, imports and frees: the discipline of jvmInput.Next.
 //
 // Schemas cross once per expression and task (shared/go-in-jvm.md: the schema is a good part of a
@@ -171,8 +172,9 @@ func (d *jvmDispatch) Dispatch(id int, exprIDs []int64, cols []arrow.Array, rows
 		outSch = (*cdata.CArrowSchema)(C.calloc(1, C.size_t(unsafe.Sizeof(cdata.CArrowSchema{}))))
 	}
 	defer func() {
-		// Whatever the JVM did not take (it failed before importing) is released here; what it
-		// imported was moved out (release set to NULL) and releasing it again is a no-op.
+		// Whatever the JVM did not take (it read the input in place, or failed before importing)
+		// is released here; what it imported was moved out (release set to NULL) and releasing it
+		// again is a no-op.
 		cdata.ReleaseCArrowArray(inArr)
 		C.free(unsafe.Pointer(inArr))
 		C.free(unsafe.Pointer(outArr))

@@ -9,6 +9,8 @@ import org.apache.arrow.vector.VarBinaryVector;
 import org.apache.arrow.vector.VarCharVector;
 
 import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
+import org.apache.spark.sql.catalyst.expressions.SpecializedGettersReader;
 import org.apache.spark.sql.catalyst.util.ArrayData;
 import org.apache.spark.sql.catalyst.util.MapData;
 import org.apache.spark.sql.types.DataType;
@@ -29,9 +31,9 @@ import org.apache.spark.unsafe.types.VariantVal;
  * ArrowColumnVector and Arrow's checked getters cost tens of nanoseconds a value (the bench,
  * DispatchBench); the projection's code reads this class alone, so its calls inline, and the
  * fixed-width, boolean and string columns are read straight from the buffers' addresses (which
- * {@link #load} takes after every import; the buffers stay valid until the vectors are cleared at
- * the end of the call, and strings are returned over them without a copy, as ArrowColumnVector
- * does). Every other type is read through ColumnarBatchRow.
+ * {@link #load} takes after every import, or {@link #loadRaw} from Go's export without importing
+ * it; the buffers stay valid until the end of the call, and strings are returned over them
+ * without a copy, as ArrowColumnVector does). Every other type is read through ColumnarBatchRow.
  */
 final class DispatchRow extends InternalRow {
   private static final int SLOW = 0, FIXED = 1, BIT = 2, VAR = 3;
@@ -43,10 +45,14 @@ final class DispatchRow extends InternalRow {
   private final long[] data;
   private final long[] offsets;
   private final ColumnarBatchRow slow;
+  private final DataType[] types;
+  /** Every column is read from addresses: the batch need not be imported (see loadRaw). */
+  final boolean allFast;
   public int rowId;
 
-  DispatchRow(List<FieldVector> vs) {
+  DispatchRow(List<FieldVector> vs, DataType[] types) {
     int n = vs.size();
+    this.types = types;
     vectors = vs.toArray(new FieldVector[0]);
     kind = new int[n];
     width = new int[n];
@@ -71,6 +77,45 @@ final class DispatchRow extends InternalRow {
       }
     }
     slow = new ColumnarBatchRow(cols);
+    boolean all = true;
+    for (int k : kind) all &= k != SLOW;
+    allFast = all;
+  }
+
+  /**
+   * Takes the addresses straight from the C Data Interface struct Go exported at {@code array}
+   * (a struct array, one child per column), without importing it: the exporter keeps the buffers
+   * alive during the call and releases them after. False (nothing usable taken) when a column is
+   * not as expected (an offset, another buffer layout): the caller imports the batch instead.
+   */
+  boolean loadRaw(long array, long rows) {
+    // struct ArrowArray: length, null_count, offset, n_buffers, n_children (int64), buffers,
+    // children (pointers).
+    if (!allFast || Platform.getLong(null, array) != rows || Platform.getLong(null, array + 16) != 0
+        || Platform.getLong(null, array + 32) != vectors.length) {
+      return false;
+    }
+    long children = Platform.getLong(null, array + 48);
+    for (int i = 0; i < vectors.length; i++) {
+      long c = Platform.getLong(null, children + 8L * i);
+      long nulls = Platform.getLong(null, c + 8);
+      long nBuffers = Platform.getLong(null, c + 24);
+      long buffers = Platform.getLong(null, c + 40);
+      if (Platform.getLong(null, c) != rows || Platform.getLong(null, c + 16) != 0
+          || nBuffers != (kind[i] == VAR ? 3 : 2)) {
+        return false;
+      }
+      long v = Platform.getLong(null, buffers);
+      if (nulls != 0 && v == 0 && nulls != -1) return false;
+      validity[i] = nulls == 0 ? 0 : v;
+      if (kind[i] == VAR) {
+        offsets[i] = Platform.getLong(null, buffers + 8);
+        data[i] = Platform.getLong(null, buffers + 16);
+      } else {
+        data[i] = Platform.getLong(null, buffers + 8);
+      }
+    }
+    return true;
   }
 
   /** Takes the addresses of the buffers just imported. */
@@ -91,9 +136,22 @@ final class DispatchRow extends InternalRow {
 
   @Override public int numFields() { return vectors.length; }
 
-  @Override public InternalRow copy() { return slow().copy(); }
+  @Override public InternalRow copy() {
+    // Without ColumnarBatchRow: its vectors hold nothing when the batch was not imported.
+    Object[] values = new Object[vectors.length];
+    for (int i = 0; i < values.length; i++) {
+      Object v = get(i, types[i]);
+      values[i] = v instanceof UTF8String ? ((UTF8String) v).copy() : v;
+    }
+    return new GenericInternalRow(values);
+  }
 
-  @Override public boolean anyNull() { return slow().anyNull(); }
+  @Override public boolean anyNull() {
+    for (int i = 0; i < vectors.length; i++) {
+      if (isNullAt(i)) return true;
+    }
+    return false;
+  }
 
   @Override public boolean isNullAt(int ordinal) {
     if (kind[ordinal] == SLOW) return slow().isNullAt(ordinal);
@@ -165,7 +223,9 @@ final class DispatchRow extends InternalRow {
 
   @Override public MapData getMap(int ordinal) { return slow().getMap(ordinal); }
 
-  @Override public Object get(int ordinal, DataType dataType) { return slow().get(ordinal, dataType); }
+  @Override public Object get(int ordinal, DataType dataType) {
+    return SpecializedGettersReader.read(this, ordinal, dataType, true, true);
+  }
 
   @Override public void update(int ordinal, Object value) { throw new UnsupportedOperationException(); }
 

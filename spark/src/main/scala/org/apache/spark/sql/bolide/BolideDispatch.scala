@@ -1,5 +1,7 @@
 package org.apache.spark.sql.bolide
 
+import scala.jdk.CollectionConverters._
+
 import org.apache.arrow.c.{ArrowArray, ArrowSchema, Data}
 import org.apache.arrow.memory.BufferAllocator
 import org.apache.arrow.vector.{BaseFixedWidthVector, FieldVector, VectorSchemaRoot}
@@ -8,6 +10,7 @@ import org.apache.arrow.vector.complex.StructVector
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference, AttributeSeq, BindReferences, ExprId, Expression, UnsafeProjection}
 import org.apache.spark.sql.execution.arrow.ArrowWriter
 import org.apache.spark.sql.types._
+import org.apache.spark.sql.util.ArrowUtils
 
 /**
  * The JVM side of expression dispatch (native/expr/dispatch.go): evaluates, for one task of a
@@ -20,7 +23,8 @@ import org.apache.spark.sql.types._
  * The cost that matters is per batch and per row (the bench: DispatchBench), so everything that
  * can be is made once per expression and task and reused: the input vectors (Go sends the schema
  * once; every batch's buffers are imported into the same vectors and released again at the end of
- * the call, so nothing of Go's outlives it), the row view over them (one mutable row, its rowId
+ * the call, so nothing of Go's outlives it; when every column is of a type the row view reads
+ * from addresses, the batch is not even imported, only read in place), the row view over them (one mutable row, its rowId
  * moved), the projection and the result vector. The result's buffers are new every batch: once
  * exported they belong to Go (which releases them once), and clearing the vector only drops this
  * side's reference; reusing them in place (ArrowWriter.reset) would overwrite a batch Go still
@@ -52,31 +56,41 @@ class BolideDispatcher(expressions: Array[Expression], allocator: BufferAllocato
     } else if (st == null) {
       throw new IllegalStateException(s"Bolide dispatch: expression $id sent without its input schema")
     }
-    // Go's buffers are released (by clearing the vectors) whatever happens next.
-    Data.importIntoVector(allocator, ArrowArray.wrap(inArray), st.input, null)
-    try {
-      st.row.load()
-      if (outData != 0 && st.kind != DispatchResult.NONE && DispatchResult.bits(st.kind) == outBits) {
-        DispatchResult.write(st.kind, st.projection, st.row, rows.toInt, outValidity, outData)
-      } else {
-        val out = st.result
-        try {
-          st.writer.write(st.projection, st.row, rows.toInt)
-          if (outSchema != 0) {
-            Data.exportVector(allocator, out, null, ArrowArray.wrap(outArray), ArrowSchema.wrap(outSchema))
-          } else {
-            Data.exportVector(allocator, out, null, ArrowArray.wrap(outArray))
-          }
-        } finally out.clear()
-        -1L
-      }
-    } finally st.input.clear()
+    if (st.row.loadRaw(inArray, rows)) {
+      // Read in place: Go releases its export once the call returns.
+      evaluate(st, rows.toInt, outArray, outSchema, outValidity, outData, outBits)
+    } else {
+      // Go's buffers are released (by clearing the vectors) whatever happens next.
+      Data.importIntoVector(allocator, ArrowArray.wrap(inArray), st.input, null)
+      try {
+        st.row.load()
+        evaluate(st, rows.toInt, outArray, outSchema, outValidity, outData, outBits)
+      } finally st.input.clear()
+    }
+  }
+
+  private def evaluate(st: BolideDispatcher.State, rows: Int, outArray: Long, outSchema: Long, outValidity: Long,
+      outData: Long, outBits: Long): Long = {
+    if (outData != 0 && st.kind != DispatchResult.NONE && DispatchResult.bits(st.kind) == outBits) {
+      DispatchResult.write(st.kind, st.projection, st.row, rows, outValidity, outData)
+    } else {
+      val out = st.result
+      try {
+        st.writer.write(st.projection, st.row, rows)
+        if (outSchema != 0) {
+          Data.exportVector(allocator, out, null, ArrowArray.wrap(outArray), ArrowSchema.wrap(outSchema))
+        } else {
+          Data.exportVector(allocator, out, null, ArrowArray.wrap(outArray))
+        }
+      } finally out.clear()
+      -1L
+    }
   }
 }
 
 object BolideDispatcher {
   /** One dispatched expression's projection, input vectors and result vector, for one task. */
-  private final class State(e: Expression, exprIds: Array[Long], allocator: BufferAllocator, partitionIndex: Int) {
+  private[bolide] final class State(e: Expression, exprIds: Array[Long], allocator: BufferAllocator, partitionIndex: Int) {
     val projection: UnsafeProjection = {
       // Go sends every bound attribute it found in the encoded expression, which may include
       // some Spark does not bind (inside a ScalaUDF's encoders): those columns are not read.
@@ -104,12 +118,12 @@ object BolideDispatcher {
       if (input != null) input.close()
       input = StructVector.emptyWithDuplicates("", allocator)
       input.initializeChildrenFromFields(fields)
-      row = new DispatchRow(input.getChildrenFromFields)
+      row = new DispatchRow(input.getChildrenFromFields, fields.asScala.map(f => ArrowUtils.fromArrowField(f)).toArray)
     }
   }
 
   /** Evaluates the projection over the rows and writes its one field into the result vector. */
-  private abstract class ResultWriter {
+  private[bolide] abstract class ResultWriter {
     def write(proj: UnsafeProjection, row: DispatchRow, rows: Int): Unit
   }
 
