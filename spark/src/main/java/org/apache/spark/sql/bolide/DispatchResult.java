@@ -61,6 +61,30 @@ final class DispatchResult {
     }
   }
 
+  /** Zeroes the validity and data buffers of rows values of this kind. */
+  static void zero(int kind, int rows, long va, long da) {
+    Platform.setMemory(va, (byte) 0, (rows + 7L) / 8);
+    Platform.setMemory(da, (byte) 0, dataBytes(kind, rows));
+  }
+
+  /**
+   * The Java statement that stores the value (a Java expression of the result's type) of row k
+   * into the data buffer at da, for a generated DispatchLoop.
+   */
+  static String store(int kind, String value) {
+    String p = "org.apache.spark.unsafe.Platform";
+    switch (kind) {
+      case BOOLEAN: return "if (" + value + ") " + DispatchLoop.class.getName() + ".setBit(da, k);";
+      case BYTE: return p + ".putByte(null, da + k, " + value + ");";
+      case SHORT: return p + ".putShort(null, da + ((long) k << 1), " + value + ");";
+      case INT: return p + ".putInt(null, da + ((long) k << 2), " + value + ");";
+      case LONG: return p + ".putLong(null, da + ((long) k << 3), " + value + ");";
+      case FLOAT: return p + ".putFloat(null, da + ((long) k << 2), " + value + ");";
+      case DOUBLE: return p + ".putDouble(null, da + ((long) k << 3), " + value + ");";
+      default: throw new IllegalStateException("Bolide dispatch: no fixed-width store for kind " + kind);
+    }
+  }
+
   /** Bytes of the data buffer of rows values of this kind. */
   static long dataBytes(int kind, int rows) {
     int b = bits(kind);
@@ -81,8 +105,7 @@ final class DispatchResult {
    * bytes) and da ({@link #dataBytes}), zeroing them first; returns the null count.
    */
   static long write(int kind, UnsafeProjection proj, DispatchRow row, int rows, long va, long da) {
-    Platform.setMemory(va, (byte) 0, (rows + 7L) / 8);
-    Platform.setMemory(da, (byte) 0, dataBytes(kind, rows));
+    zero(kind, rows, va, da);
     long nulls = 0;
     switch (kind) {
       case BOOLEAN:

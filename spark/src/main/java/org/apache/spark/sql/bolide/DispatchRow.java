@@ -35,7 +35,7 @@ import org.apache.spark.unsafe.types.VariantVal;
  * it; the buffers stay valid until the end of the call, and strings are returned over them
  * without a copy, as ArrowColumnVector does). Every other type is read through ColumnarBatchRow.
  */
-final class DispatchRow extends InternalRow {
+public final class DispatchRow extends InternalRow {
   private static final int SLOW = 0, FIXED = 1, BIT = 2, VAR = 3;
 
   private final FieldVector[] vectors;

@@ -1,6 +1,7 @@
 package org.apache.spark.sql.bolide
 
 import scala.jdk.CollectionConverters._
+import scala.util.control.NonFatal
 
 import org.apache.arrow.c.{ArrowArray, ArrowSchema, Data}
 import org.apache.arrow.memory.BufferAllocator
@@ -8,6 +9,7 @@ import org.apache.arrow.vector.{BaseFixedWidthVector, FieldVector, VectorSchemaR
 import org.apache.arrow.vector.complex.StructVector
 
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference, AttributeSeq, BindReferences, ExprId, Expression, UnsafeProjection}
+import org.apache.spark.sql.catalyst.expressions.codegen.{CodeAndComment, CodeFormatter, CodeGenerator, CodegenContext}
 import org.apache.spark.sql.execution.arrow.ArrowWriter
 import org.apache.spark.sql.types._
 import org.apache.spark.sql.util.ArrowUtils
@@ -29,8 +31,9 @@ import org.apache.spark.sql.util.ArrowUtils
  * exported they belong to Go (which releases them once), and clearing the vector only drops this
  * side's reference; reusing them in place (ArrowWriter.reset) would overwrite a batch Go still
  * reads. Fixed-width results are written straight into Arrow buffers: after the first batch into
- * the ones Go allocates and passes (nothing is exported then); the others go through Spark's
- * ArrowWriter.
+ * the ones Go allocates and passes (nothing is exported then), by a loop generated together with
+ * the expression's code (DispatchLoop: no projection, no UnsafeRow per row); the others go
+ * through Spark's ArrowWriter.
  */
 class BolideDispatcher(expressions: Array[Expression], allocator: BufferAllocator, partitionIndex: Int)
   extends NativeDispatcher {
@@ -72,7 +75,13 @@ class BolideDispatcher(expressions: Array[Expression], allocator: BufferAllocato
   private def evaluate(st: BolideDispatcher.State, rows: Int, outArray: Long, outSchema: Long, outValidity: Long,
       outData: Long, outBits: Long): Long = {
     if (outData != 0 && st.kind != DispatchResult.NONE && DispatchResult.bits(st.kind) == outBits) {
-      DispatchResult.write(st.kind, st.projection, st.row, rows, outValidity, outData)
+      val loop = st.loop
+      if (loop != null) {
+        DispatchResult.zero(st.kind, rows, outValidity, outData)
+        loop.run(st.row, rows, outValidity, outData)
+      } else {
+        DispatchResult.write(st.kind, st.projection, st.row, rows, outValidity, outData)
+      }
     } else {
       val out = st.result
       try {
@@ -89,16 +98,75 @@ class BolideDispatcher(expressions: Array[Expression], allocator: BufferAllocato
 }
 
 object BolideDispatcher {
+  private val log = org.slf4j.LoggerFactory.getLogger(classOf[BolideDispatcher])
+
+  /** Generated loops made and failed in this JVM (tests check that the fast path ran). */
+  private[bolide] val loopsGenerated = new java.util.concurrent.atomic.AtomicLong
+  private[bolide] val loopsFailed = new java.util.concurrent.atomic.AtomicLong
+
+  /**
+   * Compiles `bound` (bound to the row view's ordinals, of a fixed-width result of `kind`) and
+   * the loop over a batch's rows into one DispatchLoop, with Spark's code generator: the code the
+   * expression generates for a projection, its value stored straight into the result's buffer.
+   */
+  private def generateLoop(bound: Expression, kind: Int): DispatchLoop = {
+    val ctx = new CodegenContext
+    ctx.INPUT_ROW = "i"
+    val ev = bound.genCode(ctx)
+    val row = classOf[DispatchRow].getName
+    val codeBody = s"""
+      public java.lang.Object generate(Object[] references) {
+        return new SpecificDispatchLoop(references);
+      }
+
+      class SpecificDispatchLoop extends ${classOf[DispatchLoop].getName} {
+        private Object[] references;
+        ${ctx.declareMutableStates()}
+
+        public SpecificDispatchLoop(Object[] references) {
+          this.references = references;
+          ${ctx.initMutableStates()}
+        }
+
+        public void initialize(int partitionIndex) {
+          ${ctx.initPartition()}
+        }
+
+        public long run($row i, int rows, long va, long da) {
+          long nulls = 0;
+          for (int k = 0; k < rows; k++) {
+            i.rowId = k;
+            ${ev.code}
+            if (${ev.isNull}) {
+              nulls++;
+            } else {
+              ${classOf[DispatchLoop].getName}.setBit(va, k);
+              ${DispatchResult.store(kind, ev.value.toString)}
+            }
+          }
+          return nulls;
+        }
+
+        ${ctx.declareAddedFunctions()}
+      }
+    """
+    val code = CodeFormatter.stripOverlappingComments(new CodeAndComment(codeBody, ctx.getPlaceHolderToComments()))
+    val (clazz, _) = CodeGenerator.compile(code)
+    clazz.generate(ctx.references.toArray).asInstanceOf[DispatchLoop]
+  }
+
   /** One dispatched expression's projection, input vectors and result vector, for one task. */
   private[bolide] final class State(e: Expression, exprIds: Array[Long], allocator: BufferAllocator, partitionIndex: Int) {
-    val projection: UnsafeProjection = {
+    private val bound: Expression = {
       // Go sends every bound attribute it found in the encoded expression, which may include
       // some Spark does not bind (inside a ScalaUDF's encoders): those columns are not read.
       val refs = e.references.toSeq
       val attrs: Seq[Attribute] = exprIds.toSeq.map { x =>
         refs.find(_.exprId.id == x).getOrElse(AttributeReference(s"unread_$x", NullType)(ExprId(x)))
       }
-      val bound = BindReferences.bindReference(e, new AttributeSeq(attrs))
+      BindReferences.bindReference(e, new AttributeSeq(attrs))
+    }
+    val projection: UnsafeProjection = {
       val p = UnsafeProjection.create(Seq(bound))
       p.initialize(partitionIndex)
       p
@@ -107,6 +175,22 @@ object BolideDispatcher {
       BolideRowToArrowExec.newRoot(StructType(Seq(StructField("result", e.dataType, nullable = true))), allocator)
     val result: FieldVector = resultRoot.getVector(0)
     val kind: Int = DispatchResult.kindOf(e.dataType)
+    /** The fixed-width result's generated loop (null: not fixed-width, or its code did not compile). */
+    val loop: DispatchLoop = if (kind == DispatchResult.NONE) null else {
+      try {
+        val l = BolideDispatcher.generateLoop(bound, kind)
+        l.initialize(partitionIndex)
+        BolideDispatcher.loopsGenerated.incrementAndGet()
+        l
+      } catch {
+        // As Spark's own factories fall back to interpretation: the projection's path stays.
+        case NonFatal(t) =>
+          BolideDispatcher.loopsFailed.incrementAndGet()
+          BolideDispatcher.log.warn(s"Bolide dispatch: no generated loop for ${e.prettyName}, rows go through " +
+            s"a projection: $t")
+          null
+      }
+    }
     val writer: ResultWriter = ResultWriter(e.dataType, result, resultRoot)
     // Left empty between calls: clear() releases the batch's buffers.
     result.clear()

@@ -22,6 +22,7 @@ class DispatchSuite extends BolideSuiteBase {
 
   @Before def setUp(): Unit = {
     DispatchSuite.ensure(spark)
+    spark.udf.register("dispatch_len", (v: String) => if (v == null) -1 else v.length)
     spark.conf.set("spark.bolide.dispatch.enabled", "true")
   }
 
@@ -80,6 +81,17 @@ class DispatchSuite extends BolideSuiteBase {
     }
   }
 
+  @Test def fixedWidthResultsUseAGeneratedLoop(): Unit = {
+    // After a task's first batch, a fixed-width result is computed by a loop generated with the
+    // expression's code, straight into Go's buffers; the answers stay Spark's.
+    val before = BolideDispatcher.loopsGenerated.get
+    val failed = BolideDispatcher.loopsFailed.get
+    checkDispatched("SELECT id, sin(x), cos(x) > 0.5D, dispatch_len(s) FROM dispatch_data", Seq(Scan, Project),
+      "Sin", "GreaterThan", "ScalaUDF")
+    assertTrue("no loop generated", BolideDispatcher.loopsGenerated.get > before)
+    assertEquals("loops that did not compile", failed, BolideDispatcher.loopsFailed.get)
+  }
+
   @Test def multiByteStrings(): Unit = {
     // Strings read without a copy from Go's buffers (empties, nulls, multi-byte characters) and
     // results of each width computed from them.
@@ -120,6 +132,13 @@ class DispatchSuite extends BolideSuiteBase {
       val (off, on) = errorClassBothWays(q)
       assertEquals(Some("DIVIDE_BY_ZERO"), off)
       assertEquals(off, on)
+      // The zero divisor in the second batch of a task: the error is raised by the generated loop
+      // that writes into Go's buffers (the first batch goes through the projection).
+      val late = "SELECT id, id div (id - 29000) FROM dispatch_data"
+      assertTrue(dispatched(spark.sql(late)).mkString(", "), dispatched(spark.sql(late)).contains("IntegralDivide"))
+      val (lateOff, lateOn) = errorClassBothWays(late)
+      assertEquals(Some("DIVIDE_BY_ZERO"), lateOff)
+      assertEquals(lateOff, lateOn)
       // No zero divisor: no error either way, and the answer is Spark's.
       checkDispatched("SELECT id, i div z FROM dispatch_data WHERE z <> 0", Seq(Scan, Project), "IntegralDivide")
     }
