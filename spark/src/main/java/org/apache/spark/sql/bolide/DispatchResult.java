@@ -68,19 +68,19 @@ final class DispatchResult {
   }
 
   /**
-   * The Java statement that stores the value (a Java expression of the result's type) of row k
-   * into the data buffer at da, for a generated DispatchLoop.
+   * The Java statement that stores value (a Java expression of the result's type) as row k of the
+   * data buffer at address da (k and da: the generated DispatchLoop's variables).
    */
-  static String store(int kind, String value) {
+  static String store(int kind, String value, String da, String k) {
     String p = "org.apache.spark.unsafe.Platform";
     switch (kind) {
-      case BOOLEAN: return "if (" + value + ") " + DispatchLoop.class.getName() + ".setBit(da, k);";
-      case BYTE: return p + ".putByte(null, da + k, " + value + ");";
-      case SHORT: return p + ".putShort(null, da + ((long) k << 1), " + value + ");";
-      case INT: return p + ".putInt(null, da + ((long) k << 2), " + value + ");";
-      case LONG: return p + ".putLong(null, da + ((long) k << 3), " + value + ");";
-      case FLOAT: return p + ".putFloat(null, da + ((long) k << 2), " + value + ");";
-      case DOUBLE: return p + ".putDouble(null, da + ((long) k << 3), " + value + ");";
+      case BOOLEAN: return "if (" + value + ") " + DispatchLoop.class.getName() + ".setBit(" + da + ", " + k + ");";
+      case BYTE: return p + ".putByte(null, " + da + " + " + k + ", " + value + ");";
+      case SHORT: return p + ".putShort(null, " + da + " + ((long) " + k + " << 1), " + value + ");";
+      case INT: return p + ".putInt(null, " + da + " + ((long) " + k + " << 2), " + value + ");";
+      case LONG: return p + ".putLong(null, " + da + " + ((long) " + k + " << 3), " + value + ");";
+      case FLOAT: return p + ".putFloat(null, " + da + " + ((long) " + k + " << 2), " + value + ");";
+      case DOUBLE: return p + ".putDouble(null, " + da + " + ((long) " + k + " << 3), " + value + ");";
       default: throw new IllegalStateException("Bolide dispatch: no fixed-width store for kind " + kind);
     }
   }

@@ -113,6 +113,8 @@ object BolideDispatcher {
     val ctx = new CodegenContext
     ctx.INPUT_ROW = "i"
     val ev = bound.genCode(ctx)
+    // The loop's own names are prefixed: the expression's code declares its locals in the loop's
+    // body (Spark's fresh names, and a few fixed ones).
     val row = classOf[DispatchRow].getName
     val codeBody = s"""
       public java.lang.Object generate(Object[] references) {
@@ -132,19 +134,19 @@ object BolideDispatcher {
           ${ctx.initPartition()}
         }
 
-        public long run($row i, int rows, long va, long da) {
-          long nulls = 0;
-          for (int k = 0; k < rows; k++) {
-            i.rowId = k;
+        public long run($row i, int bolideRows, long bolideVa, long bolideDa) {
+          long bolideNulls = 0;
+          for (int bolideK = 0; bolideK < bolideRows; bolideK++) {
+            i.rowId = bolideK;
             ${ev.code}
             if (${ev.isNull}) {
-              nulls++;
+              bolideNulls++;
             } else {
-              ${classOf[DispatchLoop].getName}.setBit(va, k);
-              ${DispatchResult.store(kind, ev.value.toString)}
+              ${classOf[DispatchLoop].getName}.setBit(bolideVa, bolideK);
+              ${DispatchResult.store(kind, ev.value.toString, "bolideDa", "bolideK")}
             }
           }
-          return nulls;
+          return bolideNulls;
         }
 
         ${ctx.declareAddedFunctions()}

@@ -88,6 +88,11 @@ class DispatchSuite extends BolideSuiteBase {
     val failed = BolideDispatcher.loopsFailed.get
     checkDispatched("SELECT id, sin(x), cos(x) > 0.5D, dispatch_len(s) FROM dispatch_data", Seq(Scan, Project),
       "Sin", "GreaterThan", "ScalaUDF")
+    // A CASE WHEN large enough that Spark splits its code into functions taking the row.
+    withConf("spark.bolide.expression.CaseWhen.enabled" -> "false") {
+      val branches = (0 until 60).map(k => s"WHEN i = $k THEN x * $k").mkString(" ")
+      checkDispatched(s"SELECT id, CASE $branches ELSE NULL END FROM dispatch_data", Seq(Scan, Project), "CaseWhen")
+    }
     assertTrue("no loop generated", BolideDispatcher.loopsGenerated.get > before)
     assertEquals("loops that did not compile", failed, BolideDispatcher.loopsFailed.get)
   }
