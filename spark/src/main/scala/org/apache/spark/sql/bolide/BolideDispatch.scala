@@ -26,8 +26,8 @@ import org.apache.spark.sql.util.ArrowUtils
  * can be is made once per expression and task and reused: the input vectors (Go sends the schema
  * once; every batch's buffers are imported into the same vectors and released again at the end of
  * the call, so nothing of Go's outlives it; when every column is of a type the row view reads
- * from addresses, the batch is not even imported, only read in place), the row view over them (one mutable row, its rowId
- * moved), the projection and the result vector. The result's buffers are new every batch: once
+ * from addresses, the batch is not even imported, only read in place), the row view over them
+ * (one mutable row, its rowId moved), the projection and the result vector. The result's buffers are new every batch: once
  * exported they belong to Go (which releases them once), and clearing the vector only drops this
  * side's reference; reusing them in place (ArrowWriter.reset) would overwrite a batch Go still
  * reads. Fixed-width results are written straight into Arrow buffers: after the first batch into
