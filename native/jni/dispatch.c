@@ -13,12 +13,13 @@ int bolide_dispatch_onload(JNIEnv* env) {
 	if (local == NULL) return 1;
 	bolide_dispatcher_cls = (jclass)(*env)->NewGlobalRef(env, local);
 	(*env)->DeleteLocalRef(env, local);
-	bolide_dispatch_eval = (*env)->GetMethodID(env, bolide_dispatcher_cls, "eval", "(I[JJJJJJ)V");
+	bolide_dispatch_eval = (*env)->GetMethodID(env, bolide_dispatcher_cls, "eval", "(I[JJJJJJJJJ)J");
 	return bolide_dispatch_eval == NULL;
 }
 
-void call_dispatch(JNIEnv* env, jobject d, jint id, jlongArray exprIds, jlong rows,
-	jlong inArray, jlong inSchema, jlong outArray, jlong outSchema) {
-	(*env)->CallVoidMethod(env, d, bolide_dispatch_eval, id, exprIds, rows, inArray, inSchema,
-		outArray, outSchema);
+jlong call_dispatch(JNIEnv* env, jobject d, jint id, jlongArray exprIds, jlong rows,
+	jlong inArray, jlong inSchema, jlong outArray, jlong outSchema, jlong outValidity, jlong outData,
+	jlong outBits) {
+	return (*env)->CallLongMethod(env, d, bolide_dispatch_eval, id, exprIds, rows, inArray, inSchema,
+		outArray, outSchema, outValidity, outData, outBits);
 }

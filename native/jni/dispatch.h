@@ -3,7 +3,8 @@
 #include <jni.h>
 
 int bolide_dispatch_onload(JNIEnv* env);
-void call_dispatch(JNIEnv* env, jobject d, jint id, jlongArray exprIds, jlong rows,
-	jlong inArray, jlong inSchema, jlong outArray, jlong outSchema);
+jlong call_dispatch(JNIEnv* env, jobject d, jint id, jlongArray exprIds, jlong rows,
+	jlong inArray, jlong inSchema, jlong outArray, jlong outSchema, jlong outValidity, jlong outData,
+	jlong outBits);
 
 #endif

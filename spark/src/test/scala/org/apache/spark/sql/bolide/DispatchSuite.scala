@@ -22,6 +22,7 @@ class DispatchSuite extends BolideSuiteBase {
 
   @Before def setUp(): Unit = {
     DispatchSuite.ensure(spark)
+    spark.udf.register("dispatch_len", (v: String) => if (v == null) -1 else v.length)
     spark.conf.set("spark.bolide.dispatch.enabled", "true")
   }
 
@@ -69,6 +70,51 @@ class DispatchSuite extends BolideSuiteBase {
     }
   }
 
+  @Test def nullsInEveryResultType(): Unit = {
+    // Each atomic type out of the JVM with nulls (the fixed-width ones are written straight into
+    // the Arrow buffers, the others by ArrowWriter), and every input type read through the row
+    // view: null where Spark's CASE WHEN says, the column's value (or its null) elsewhere.
+    withConf("spark.bolide.expression.CaseWhen.enabled" -> "false") {
+      val cols = Seq("b", "tb", "sh", "i", "id", "f", "x", "d", "s", "u", "bin", "dt", "ts")
+      checkDispatched(cols.map(c => s"CASE WHEN id % 3 = 0 THEN NULL ELSE $c END AS r_$c")
+        .mkString("SELECT id, ", ", ", " FROM dispatch_data"), Seq(Scan, Project), "CaseWhen")
+    }
+  }
+
+  @Test def fixedWidthResultsUseAGeneratedLoop(): Unit = {
+    // After a task's first batch, a fixed-width result is computed by a loop generated with the
+    // expression's code, straight into Go's buffers; the answers stay Spark's.
+    val before = BolideDispatcher.loopsGenerated.get
+    val failed = BolideDispatcher.loopsFailed.get
+    checkDispatched("SELECT id, sin(x), cos(x) > 0.5D, dispatch_len(s) FROM dispatch_data", Seq(Scan, Project),
+      "Sin", "GreaterThan", "ScalaUDF")
+    // A CASE WHEN large enough that Spark splits its code into functions taking the row.
+    withConf("spark.bolide.expression.CaseWhen.enabled" -> "false") {
+      val branches = (0 until 60).map(k => s"WHEN i = $k THEN x * $k").mkString(" ")
+      checkDispatched(s"SELECT id, CASE $branches ELSE NULL END FROM dispatch_data", Seq(Scan, Project), "CaseWhen")
+    }
+    assertTrue("no loop generated", BolideDispatcher.loopsGenerated.get > before)
+    assertEquals("loops that did not compile", failed, BolideDispatcher.loopsFailed.get)
+  }
+
+  @Test def multiByteStrings(): Unit = {
+    // Strings read without a copy from Go's buffers (empties, nulls, multi-byte characters) and
+    // results of each width computed from them.
+    withConf("spark.bolide.expression.Length.enabled" -> "false", "spark.bolide.expression.Upper.enabled" -> "false",
+        "spark.bolide.expression.Concat.enabled" -> "false") {
+      checkDispatched("SELECT id, upper(u), length(u), concat(u, s), u = 'É1日本' FROM dispatch_data",
+        Seq(Scan, Project), "Upper", "Length", "Concat")
+    }
+    checkDispatched("SELECT id, u FROM dispatch_data WHERE get_json_object(j, '$.a') = '7' AND u <> ''",
+      Seq(Scan, Filter))
+  }
+
+  @Test def afterANativeFilter(): Unit = {
+    // The filtered columns cross (compacted) and every batch of a task reuses the JVM's vectors.
+    checkDispatched("SELECT id, sin(x) + i, get_json_object(j, '$.a') FROM dispatch_data WHERE i > 40 AND x IS NOT NULL",
+      Seq(Scan, Filter, Project), "Add", "GetJsonObject")
+  }
+
   @Test def filterOnDispatchedCondition(): Unit = {
     checkDispatched("SELECT id, s FROM dispatch_data WHERE sin(x) > 0.5D AND i > 10", Seq(Scan, Filter))
     checkDispatched("SELECT id, x FROM dispatch_data WHERE get_json_object(j, '$.a') = '7' OR s IS NULL",
@@ -91,6 +137,13 @@ class DispatchSuite extends BolideSuiteBase {
       val (off, on) = errorClassBothWays(q)
       assertEquals(Some("DIVIDE_BY_ZERO"), off)
       assertEquals(off, on)
+      // The zero divisor in the second batch of a task: the error is raised by the generated loop
+      // that writes into Go's buffers (the first batch goes through the projection).
+      val late = "SELECT id, id div (id - 29000) FROM dispatch_data"
+      assertTrue(dispatched(spark.sql(late)).mkString(", "), dispatched(spark.sql(late)).contains("IntegralDivide"))
+      val (lateOff, lateOn) = errorClassBothWays(late)
+      assertEquals(Some("DIVIDE_BY_ZERO"), lateOff)
+      assertEquals(lateOff, lateOn)
       // No zero divisor: no error either way, and the answer is Spark's.
       checkDispatched("SELECT id, i div z FROM dispatch_data WHERE z <> 0", Seq(Scan, Project), "IntegralDivide")
     }
@@ -131,7 +184,9 @@ object DispatchSuite {
         "CASE WHEN id % 37 = 0 THEN NULL ELSE timestamp_micros(id * 123456789L) END AS ts",
         "CASE WHEN id % 41 = 0 THEN NULL ELSE CAST(id % 100 AS TINYINT) END AS tb",
         "CASE WHEN id % 43 = 0 THEN NULL ELSE CAST(id % 30000 AS SMALLINT) END AS sh",
-        "CASE WHEN id % 47 = 0 THEN NULL ELSE CAST(id / 7.0D AS FLOAT) END AS f")
+        "CASE WHEN id % 47 = 0 THEN NULL ELSE CAST(id / 7.0D AS FLOAT) END AS f",
+        "CASE WHEN id % 53 = 0 THEN NULL WHEN id % 5 = 0 THEN '' " +
+          "ELSE concat('é', CAST(id % 89 AS STRING), '日本') END AS u")
         .write.mode("overwrite").parquet(TestData.path("dispatch_data"))
       spark.read.parquet(TestData.path("dispatch_data")).createOrReplaceTempView("dispatch_data")
     } finally spark.conf.unset("spark.bolide.enabled")
