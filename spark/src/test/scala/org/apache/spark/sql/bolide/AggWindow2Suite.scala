@@ -1,0 +1,91 @@
+package org.apache.spark.sql.bolide
+
+import org.junit.Assert.{assertFalse, assertTrue}
+import org.junit.{Before, Test}
+
+/**
+ * first_value, last_value and nth_value over window frames (BolideWindow), Bolide off vs on, over
+ * a Parquet table with nulls, NaN, -0.0, multi-byte strings, dates, timestamps and decimals:
+ * every frame that starts at the partition's first row (RANGE by default with ORDER BY,
+ * ROWS running, whole partition), with and without IGNORE NULLS; and frames the engine refuses,
+ * which stay in Spark and answer. The order keys are total where the pick depends on ties.
+ */
+class AggWindow2Suite extends BolideSuiteBase {
+  private val Window = "BolideWindow"
+
+  @Before def setUp(): Unit = AggWindow2Suite.ensure(spark)
+
+  private val cols = Seq("i", "x", "s", "d", "ts", "dec")
+
+  @Test def picksOverTheDefaultRangeFrame(): Unit = {
+    // ORDER BY k (ties): the frame runs to the last peer. The values picked are functions of k, so
+    // the order of the rows among peers (not fixed) cannot change the answer.
+    val ofK = Seq("k", "k * 1.5", "if(k % 3 = 0, null, concat('é日', k))", "date_add(date'2020-02-28', cast(k as int))",
+      "cast(k / 7 as decimal(10, 3))")
+    val tied = ofK.zipWithIndex.map { case (c, j) => s"first_value($c) OVER w AS f$j, last_value($c) OVER w AS l$j, " +
+      s"nth_value($c, 2) OVER w AS n$j, first_value($c) IGNORE NULLS OVER w AS fi$j, last_value($c, true) OVER w AS li$j, " +
+      s"nth_value($c, 3) IGNORE NULLS OVER w AS ni$j" }.mkString(", ")
+    checkNative(s"SELECT id, $tied FROM aw2 WINDOW w AS (PARTITION BY p ORDER BY k)", Seq(Window))
+    // A total order: every column, as it is.
+    val picks = cols.map(c => s"first_value($c) OVER w AS f_$c, last_value($c) OVER w AS l_$c, " +
+      s"nth_value($c, 2) OVER w AS n_$c, first_value($c) IGNORE NULLS OVER w AS fi_$c, " +
+      s"last_value($c, true) OVER w AS li_$c, nth_value($c, 3) IGNORE NULLS OVER w AS ni_$c").mkString(", ")
+    checkNative(s"SELECT id, $picks FROM aw2 WINDOW w AS (PARTITION BY p ORDER BY k, id)", Seq(Window))
+  }
+
+  @Test def picksOverRowsFrames(): Unit = {
+    // first_value over ROWS from UNBOUNDED PRECEDING: Spark rewrites it to nth_value(_, 1).
+    val picks = cols.map(c => s"first_value($c) OVER w AS f_$c, last_value($c) IGNORE NULLS OVER w AS l_$c, " +
+      s"nth_value($c, 4) OVER w AS n_$c, nth_value($c, 2) IGNORE NULLS OVER w AS m_$c").mkString(", ")
+    checkNative(s"SELECT id, $picks FROM aw2 WINDOW w AS (PARTITION BY p ORDER BY k, id " +
+      "ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)", Seq(Window))
+    checkNative(s"SELECT id, $picks FROM aw2 WINDOW w AS (PARTITION BY p ORDER BY k, id " +
+      "ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)", Seq(Window))
+  }
+
+  @Test def picksOverTheWholePartition(): Unit = {
+    checkNative("SELECT id, p, nth_value(s, 1000) OVER (PARTITION BY p ORDER BY id RANGE BETWEEN UNBOUNDED " +
+      "PRECEDING AND UNBOUNDED FOLLOWING) AS a, last_value(x) OVER (PARTITION BY p ORDER BY id RANGE BETWEEN " +
+      "UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS b, nth_value(dec, 5, true) OVER (PARTITION BY p ORDER BY id " +
+      "RANGE BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS c FROM aw2", Seq(Window))
+    // One big partition, with other window functions alongside.
+    checkNative("SELECT id, nth_value(s, 7) OVER (ORDER BY k, id) AS a, last_value(ts, true) OVER (ORDER BY k, id) AS b, " +
+      "first_value(x) IGNORE NULLS OVER (ORDER BY k, id) AS c, row_number() OVER (ORDER BY k, id) AS rn, " +
+      "sum(i) OVER (ORDER BY k, id) AS sm FROM aw2", Seq(Window))
+  }
+
+  @Test def refusedPicksFallBack(): Unit = {
+    // A bounded frame is not native: the window stays in Spark and answers.
+    val df = checkNative("SELECT id, nth_value(s, 2) OVER (PARTITION BY p ORDER BY id ROWS BETWEEN 2 PRECEDING AND " +
+      "1 FOLLOWING) AS a FROM aw2", Seq.empty)
+    assertFalse(nativeOperators(df).contains(Window))
+    assertTrue(bolideReport(df), bolideReport(df).contains("not supported natively"))
+    val df2 = checkNative("SELECT id, last_value(s) OVER (PARTITION BY p ORDER BY id ROWS BETWEEN CURRENT ROW AND " +
+      "UNBOUNDED FOLLOWING) AS a FROM aw2", Seq.empty)
+    assertFalse(nativeOperators(df2).contains(Window))
+  }
+}
+
+object AggWindow2Suite {
+  private var done = false
+
+  /** aw2: 4000 rows in ~150 partitions p (one of them large), order key k with ties and nulls. */
+  def ensure(spark: org.apache.spark.sql.SparkSession): Unit = synchronized {
+    if (done) return
+    done = true
+    spark.range(0, 4000, 1, 3).selectExpr(
+      "id",
+      "if(id % 5 = 0, 0, cast(id * 7919 % 150 as int)) as p",
+      "if(id % 19 = 0, null, cast(id * 31 % 17 as bigint)) as k",
+      "if(id % 3 = 0, null, cast(id % 1000 - 500 as int)) as i",
+      "CASE id % 9 WHEN 0 THEN double('NaN') WHEN 1 THEN -0.0 WHEN 2 THEN 0.0 WHEN 3 THEN NULL " +
+        "ELSE cast(id % 13 as double) / 4 END as x",
+      "CASE id % 7 WHEN 0 THEN NULL WHEN 1 THEN '' WHEN 2 THEN concat('é日', cast(id as string)) " +
+        "ELSE concat('s', cast(id % 29 as string)) END as s",
+      "if(id % 4 = 0, null, date_add(date'2020-02-28', cast(id % 400 as int))) as d",
+      "if(id % 6 = 0, null, timestamp'2021-03-14 01:59:59.123456' + make_interval(0, 0, 0, 0, 0, 0, id * 37)) as ts",
+      "if(id % 11 = 0, null, cast(id % 19 / 3.0 as decimal(10,2))) as dec"
+    ).write.mode("overwrite").parquet(TestData.path("aw2"))
+    spark.read.parquet(TestData.path("aw2")).createOrReplaceTempView("aw2")
+  }
+}
