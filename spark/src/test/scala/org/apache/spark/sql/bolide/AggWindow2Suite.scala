@@ -64,6 +64,42 @@ class AggWindow2Suite extends BolideSuiteBase {
       "UNBOUNDED FOLLOWING) AS a FROM aw2", Seq.empty)
     assertFalse(nativeOperators(df2).contains(Window))
   }
+
+  private val Agg = "BolideHashAggregate"
+
+  @Test def approxPercentileOverOnePartition(): Unit = {
+    // One partition: the digest is built from the same sequence of values both ways.
+    val exprs = Seq("i", "x", "k", "cast(i % 100 as tinyint)", "cast(i as smallint)", "cast(x as float)", "d", "ts", "dec")
+    exprs.foreach { e =>
+      checkNative(s"SELECT percentile_approx($e, 0.5), approx_percentile($e, 0.25, 100), " +
+        s"percentile_approx($e, 0.99, 10), percentile_approx($e, 0.0), percentile_approx($e, 1.0) " +
+        "FROM aw2_one", Seq(Agg))
+    }
+    // No rows, only nulls.
+    checkNative("SELECT percentile_approx(i, 0.5), percentile_approx(x, 0.3, 50) FROM aw2_one WHERE id < 0", Seq(Agg))
+    checkNative("SELECT percentile_approx(i, 0.5) FROM aw2_one WHERE i IS NULL", Seq(Agg))
+  }
+
+  @Test def approxPercentileOverManyValues(): Unit = {
+    // 150000 values in one partition: the head buffer flushes at 50000 and the summary compresses.
+    checkNative("SELECT percentile_approx(v, 0.5), percentile_approx(v, 0.1, 1000), percentile_approx(v, 0.999, 100000), " +
+      "percentile_approx(w, 0.7, 500) FROM aw2_big", Seq(Agg))
+  }
+
+  @Test def approxPercentileMergesPartialDigests(): Unit = {
+    // Three partial digests, merged in the final aggregate.
+    checkNative("SELECT percentile_approx(i, 0.5, 1000), percentile_approx(x, 0.9), percentile_approx(ts, 0.3) FROM aw2",
+      Seq(Agg))
+  }
+
+  @Test def refusedApproxPercentileFallsBack(): Unit = {
+    // With grouping keys the aggregate stays in Spark and answers.
+    val df = checkNative("SELECT p, percentile_approx(i, 0.5) FROM aw2 GROUP BY p", Seq.empty)
+    assertTrue(bolideReport(df), bolideReport(df).contains("percentile_approx with grouping keys"))
+    // An array of percentages.
+    val df2 = checkNative("SELECT percentile_approx(i, array(0.1, 0.5)) FROM aw2_one", Seq.empty)
+    assertTrue(bolideReport(df2), bolideReport(df2).contains("array of percentages"))
+  }
 }
 
 object AggWindow2Suite {
@@ -87,5 +123,11 @@ object AggWindow2Suite {
       "if(id % 11 = 0, null, cast(id % 19 / 3.0 as decimal(10,2))) as dec"
     ).write.mode("overwrite").parquet(TestData.path("aw2"))
     spark.read.parquet(TestData.path("aw2")).createOrReplaceTempView("aw2")
+    spark.read.parquet(TestData.path("aw2")).coalesce(1).createOrReplaceTempView("aw2_one")
+    spark.range(0, 150000, 1, 1).selectExpr(
+      "if(id % 101 = 0, null, cast((id * 7919) % 100003 as double) / 7 - 5000) as v",
+      "cast(id * 31 % 977 as bigint) as w"
+    ).coalesce(1).write.mode("overwrite").parquet(TestData.path("aw2_big"))
+    spark.read.parquet(TestData.path("aw2_big")).coalesce(1).createOrReplaceTempView("aw2_big")
   }
 }
