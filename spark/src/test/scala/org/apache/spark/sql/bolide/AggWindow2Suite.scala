@@ -9,6 +9,7 @@ import org.junit.{Before, Test}
  * every frame that starts at the partition's first row (RANGE by default with ORDER BY,
  * ROWS running, whole partition), with and without IGNORE NULLS; and frames the engine refuses,
  * which stay in Spark and answer. The order keys are total where the pick depends on ties.
+ * Also percentile_approx (BolideHashAggregate) and to_csv (BolideProject) over the same data.
  */
 class AggWindow2Suite extends BolideSuiteBase {
   private val Window = "BolideWindow"
@@ -99,6 +100,23 @@ class AggWindow2Suite extends BolideSuiteBase {
     // An array of percentages.
     val df2 = checkNative("SELECT percentile_approx(i, array(0.1, 0.5)) FROM aw2_one", Seq.empty)
     assertTrue(bolideReport(df2), bolideReport(df2).contains("array of percentages"))
+  }
+
+  @Test def toCsvOfStructs(): Unit = {
+    checkNative("SELECT id, to_csv(named_struct('a', i, 'b', k, 'c', dec, 'd', id % 3 = 0, 'e', cast(i % 100 as tinyint), " +
+      "'f', cast(i as smallint), 'g', cast(k as decimal(18, 6)))) AS c FROM aw2", Seq("BolideProject"))
+    // One non-null field; two fields, both null in places.
+    checkNative("SELECT id, to_csv(named_struct('a', coalesce(i, -1))) AS a, " +
+      "to_csv(named_struct('x', k, 'y', i)) AS b, to_csv(struct(coalesce(dec, 0.5))) AS c FROM aw2",
+      Seq("BolideProject"))
+  }
+
+  @Test def refusedToCsvFallsBack(): Unit = {
+    val df = checkNative("SELECT id, to_csv(named_struct('a', s, 'b', i)) AS c FROM aw2", Seq.empty)
+    assertFalse(nativeOperators(df).contains("BolideProject"))
+    assertTrue(bolideReport(df), bolideReport(df).contains("to_csv of a string field"))
+    val df2 = checkNative("SELECT id, to_csv(named_struct('a', coalesce(i, 0)), map('sep', ';')) AS c FROM aw2", Seq.empty)
+    assertTrue(bolideReport(df2), bolideReport(df2).contains("to_csv with options"))
   }
 }
 
