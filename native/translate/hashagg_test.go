@@ -132,9 +132,9 @@ func TestHashAggregateTranslation(t *testing.T) {
 		}, plan.Conf{}, "HashAggregate mixing aggregate modes Partial, Final is not supported natively"},
 		{"function", func(a []any) []any {
 			fn := a[0].(map[string]any)["fields"].(map[string]any)["aggregateFunction"].(map[string]any)
-			fn["class"] = catAgg + "ApproximatePercentile"
+			fn["class"] = catAgg + "HistogramNumeric"
 			return a
-		}, plan.Conf{}, "aggregate function ApproximatePercentile is not supported natively"},
+		}, plan.Conf{}, "aggregate function HistogramNumeric is not supported natively"},
 		{"disabled", nil, plan.Conf{Enabled: map[string]bool{"spark.bolide.exec.hashAggregate.enabled": false}},
 			"HashAggregateExec is disabled by spark.bolide.exec.hashAggregate.enabled=false"},
 		{"final layout", func(a []any) []any {

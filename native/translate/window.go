@@ -15,13 +15,14 @@ func init() {
 	Register(Rule{SparkClass: "WindowExec", Name: "BolideWindow", ConfKey: "window",
 		Doc: "window functions over Spark's sorted child, partition by partition: row_number, rank, " +
 			"dense_rank, ntile, percent_rank, cume_dist, lag and lead (literal offset and default, not " +
-			"IGNORE NULLS); count, sum, avg (integral and floating inputs) and min, max (integral " +
-			"inputs) over ROWS or RANGE UNBOUNDED PRECEDING AND CURRENT ROW and over the whole " +
+			"IGNORE NULLS); count, sum, avg (integral and floating inputs), min, max (integral " +
+			"inputs), and first_value, last_value, nth_value (literal n; any native input type, IGNORE " +
+			"NULLS included) over ROWS or RANGE UNBOUNDED PRECEDING AND CURRENT ROW and over the whole " +
 			"partition, adding rows in order as Spark does; keys of any native type except collated " +
 			"strings (NaN equal to NaN, -0.0 to 0.0, as in Spark). The rows of the open partition are " +
 			"held in task memory, or written to disk when Spark refuses memory and read back piece by " +
-			"piece, peer groups of any length included (docs/tuning.md). Bounded frames, decimal sums, " +
-			"nth_value and first/last over frames stay in Spark.",
+			"piece, peer groups of any length included (docs/tuning.md). Bounded frames and decimal sums " +
+			"stay in Spark.",
 		Build: buildWindow})
 }
 
@@ -30,7 +31,7 @@ func init() {
 var windowFunctionClasses = map[string]window.Kind{
 	"RowNumber": window.RowNumber, "Rank": window.Rank, "DenseRank": window.DenseRank,
 	"PercentRank": window.PercentRank, "CumeDist": window.CumeDist, "NTile": window.NTile,
-	"Lag": window.Offset, "Lead": window.Offset,
+	"Lag": window.Offset, "Lead": window.Offset, "NthValue": window.Aggregate,
 }
 
 // WindowFunctionSupported reports whether a window function class (short name) runs natively.
@@ -139,6 +140,9 @@ func windowFunction(e *plan.Expr, conf *plan.Conf) (*window.Function, error) {
 	if !ok {
 		return nil, fmt.Errorf("window function %s is not supported natively", cls)
 	}
+	if cls == "NthValue" {
+		return nthValue(e, fn, conf)
+	}
 	f := &window.Function{Kind: kind}
 	switch cls {
 	case "NTile":
@@ -240,10 +244,55 @@ func literalInt(e *plan.Expr) (int64, error) {
 	return v.(int64), nil
 }
 
+// nthValue decodes NthValue(input, offset, ignoreNulls) over its frame (the one Spark's
+// analyzer gave it, or OptimizeWindowFunctions' rewrite of first_value over a ROWS frame).
+func nthValue(we, fn *plan.Expr, conf *plan.Conf) (*window.Function, error) {
+	o, err := fn.Child("offset")
+	if err != nil {
+		return nil, err
+	}
+	n, err := literalInt(o)
+	if err != nil {
+		return nil, fmt.Errorf("nth_value offset: %w", err)
+	}
+	if n < 1 {
+		return nil, fmt.Errorf("nth_value with offset %d is not supported natively", n)
+	}
+	ign, err := fn.Bool("ignoreNulls")
+	if err != nil {
+		return nil, err
+	}
+	in, err := fn.Child("input")
+	if err != nil {
+		return nil, err
+	}
+	f := &window.Function{Kind: window.Aggregate, Agg: window.AggNth, Nth: n, IgnoreNulls: ign}
+	if f.Input, err = expr.Translate(in, conf); err != nil {
+		return nil, err
+	}
+	if f.Frame, err = windowFrame(we); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// windowFrame decodes the frame of WindowExpression we.
+func windowFrame(we *plan.Expr) (window.Frame, error) {
+	spec, err := we.Child("windowSpec")
+	if err != nil {
+		return 0, err
+	}
+	frame, err := spec.Child("frameSpecification")
+	if err != nil {
+		return 0, err
+	}
+	return decodeFrame(frame)
+}
+
 // windowAggregates are the aggregate functions computed over frames.
 var windowAggregates = map[string]window.AggOp{
 	"Count": window.AggCount, "Sum": window.AggSum, "Min": window.AggMin, "Max": window.AggMax,
-	"Average": window.AggAvg,
+	"Average": window.AggAvg, "First": window.AggFirst, "Last": window.AggLast,
 }
 
 // frameAggregate decodes an aggregate over a frame: WindowExpression(AggregateExpression, spec).
@@ -279,6 +328,11 @@ func frameAggregate(we, ae *plan.Expr, conf *plan.Conf) (*window.Function, error
 		return nil, err
 	}
 	f := &window.Function{Kind: window.Aggregate, Agg: op}
+	if op == window.AggFirst || op == window.AggLast {
+		if f.IgnoreNulls, err = agg.Bool("ignoreNulls"); err != nil {
+			return nil, err
+		}
+	}
 	if op == window.AggSum {
 		mode, err := aggregateEvalMode(agg)
 		if err != nil {
@@ -295,15 +349,7 @@ func frameAggregate(we, ae *plan.Expr, conf *plan.Conf) (*window.Function, error
 	if f.Input, err = expr.Translate(in, conf); err != nil {
 		return nil, err
 	}
-	spec, err := we.Child("windowSpec")
-	if err != nil {
-		return nil, err
-	}
-	frame, err := spec.Child("frameSpecification")
-	if err != nil {
-		return nil, err
-	}
-	if f.Frame, err = decodeFrame(frame); err != nil {
+	if f.Frame, err = windowFrame(we); err != nil {
 		return nil, err
 	}
 	return f, nil

@@ -27,9 +27,15 @@ const (
 	AggMin
 	AggMax
 	AggAvg
+	// AggFirst, AggLast, AggNth pick a row of the frame (pick.go).
+	AggFirst
+	AggLast
+	AggNth
 )
 
-func (o AggOp) String() string { return [...]string{"count", "sum", "min", "max", "avg"}[o] }
+func (o AggOp) String() string {
+	return [...]string{"count", "sum", "min", "max", "avg", "first_value", "last_value", "nth_value"}[o]
+}
 
 // Frame is the frame of an aggregate.
 type Frame uint8
@@ -60,6 +66,8 @@ func integral(t sparktype.Type) bool {
 func aggResultType(op AggOp, in sparktype.Type) (sparktype.Type, bool) {
 	floating := in.Kind == sparktype.Float || in.Kind == sparktype.Double
 	switch op {
+	case AggFirst, AggLast, AggNth:
+		return in, in.Arrow() != nil
 	case AggCount:
 		return longType, true
 	case AggSum:
@@ -230,6 +238,9 @@ func (a *aggAcc) state() *running {
 
 // computeAggregate computes f (Kind Aggregate) over seg.
 func (f *Function) computeAggregate(ctx *exec.TaskContext, seg *segment) ([]arrow.Array, error) {
+	if f.Agg.picks() {
+		return f.computePick(ctx, seg)
+	}
 	// The running aggregate after each row.
 	acc := newAggAcc(f)
 	floating := acc.floating

@@ -46,6 +46,9 @@ type Function struct {
 	Frame Frame
 	// Ansi: an integral sum raises Spark's ARITHMETIC_OVERFLOW instead of wrapping.
 	Ansi bool
+	// For AggFirst, AggLast, AggNth: skip null inputs (IGNORE NULLS), and nth_value's n (>= 1).
+	IgnoreNulls bool
+	Nth         int64
 }
 
 func (f *Function) resultType() sparktype.Type {
@@ -77,6 +80,9 @@ func (f *Function) check() error {
 	case Aggregate:
 		if f.Input == nil {
 			return fmt.Errorf("window aggregate without an input")
+		}
+		if f.Agg == AggNth && f.Nth < 1 {
+			return fmt.Errorf("nth_value with offset %d", f.Nth)
 		}
 		if _, ok := aggResultType(f.Agg, f.Input.Type()); !ok {
 			return fmt.Errorf("window %s over %s is not supported natively", f.Agg, f.Input.Type())

@@ -38,6 +38,9 @@ type openSpill struct {
 	// part: per function, the aggregate of the whole partition (FramePartition only), added up
 	// as the rows are written.
 	part []*aggAcc
+	// partPick: per function, the pick of the whole partition (picking aggregates over
+	// FramePartition only), made as the rows are written.
+	partPick []*pickAcc
 }
 
 // SpillMetrics reports the bytes spilled so far: the Arrow bytes of the rows written (Spark's
@@ -103,9 +106,12 @@ func (w *Window) spillAppend(b *columnar.Batch, newPeer []bool) error {
 		if err != nil {
 			return err
 		}
-		sp = &openSpill{w: sw, schema: schema, part: make([]*aggAcc, len(w.funcs))}
+		sp = &openSpill{w: sw, schema: schema, part: make([]*aggAcc, len(w.funcs)),
+			partPick: make([]*pickAcc, len(w.funcs))}
 		for i, f := range w.funcs {
-			if f.Kind == Aggregate && f.Frame == FramePartition {
+			if f.Kind == Aggregate && f.Frame == FramePartition && f.Agg.picks() {
+				sp.partPick[i] = newPickAcc(f)
+			} else if f.Kind == Aggregate && f.Frame == FramePartition {
 				acc := newAggAcc(f)
 				sp.part[i] = &acc
 			}
@@ -121,6 +127,21 @@ func (w *Window) spillAppend(b *columnar.Batch, newPeer []bool) error {
 			return err
 		}
 		err = acc.feed(c, nil, nil, 0)
+		c.Release()
+		if err != nil {
+			return err
+		}
+	}
+	for i, acc := range sp.partPick {
+		if acc == nil {
+			continue
+		}
+		c, err := w.funcs[i].Input.Eval(w.ctx, b)
+		if err != nil {
+			return err
+		}
+		acc.feed(c, 0, nil, nil)
+		err = acc.hold(w.ctx.Alloc, c)
 		c.Release()
 		if err != nil {
 			return err
@@ -154,7 +175,8 @@ func (w *Window) closeSpilled() error {
 		_ = w.files.Remove(path)
 		return err
 	}
-	d := &drain{w: w, path: path, n: sp.rows, part: sp.part, acc: make([]*aggAcc, len(w.funcs))}
+	d := &drain{w: w, path: path, n: sp.rows, part: sp.part, partPick: sp.partPick,
+		acc: make([]*aggAcc, len(w.funcs)), pick: make([]*pickAcc, len(w.funcs))}
 	for i, f := range w.funcs {
 		switch {
 		case f.Kind == Offset && f.Rows < 0:
@@ -164,8 +186,20 @@ func (w *Window) closeSpilled() error {
 		case f.Kind == CumeDist, f.Kind == Aggregate && f.Frame == FrameRunningRange:
 			if d.la == nil {
 				d.la = &lookahead{acc: make([]*aggAcc, len(w.funcs)), last: make([]*running, len(w.funcs)),
-					states: make([]*running, len(w.funcs))}
+					states: make([]*running, len(w.funcs)), pick: make([]*pickAcc, len(w.funcs)),
+					picked: make([]pickedGroups, len(w.funcs))}
 			}
+		}
+		switch {
+		case f.Kind != Aggregate || !f.Agg.picks():
+		case f.Frame == FrameRunningRows:
+			d.pick[i] = newPickAcc(f)
+			continue
+		case f.Frame == FrameRunningRange:
+			d.la.pick[i] = newPickAcc(f)
+			continue
+		default:
+			continue
 		}
 		if f.Kind == Aggregate && f.Frame == FrameRunningRows {
 			acc := newAggAcc(f)
@@ -185,6 +219,11 @@ func (w *Window) closeSpilled() error {
 // abortSpilled drops the open spilled partition (Close on an error path).
 func (w *Window) abortSpilled() {
 	if w.spilled != nil {
+		for _, acc := range w.spilled.partPick {
+			if acc != nil {
+				acc.release()
+			}
+		}
 		w.spilled.w.Abort()
 		w.spilled = nil
 	}
@@ -192,13 +231,15 @@ func (w *Window) abortSpilled() {
 
 // drain computes a spilled partition's output as its file is read back.
 type drain struct {
-	w    *Window
-	path string
-	r    *memory.SpillReader
-	n    int // the partition's rows
-	part []*aggAcc
-	// acc: per running aggregate, its state after the rows loaded.
-	acc []*aggAcc
+	w        *Window
+	path     string
+	r        *memory.SpillReader
+	n        int // the partition's rows
+	part     []*aggAcc
+	partPick []*pickAcc
+	// acc, pick: per running aggregate or pick (ROWS frame), its state after the rows loaded.
+	acc  []*aggAcc
+	pick []*pickAcc
 	// loaded are the pieces read and kept: those lag still reads, the head (the next to emit)
 	// and those read ahead.
 	loaded     []loadedPiece
@@ -228,6 +269,10 @@ type lookahead struct {
 	// group: with unique ORDER BY keys there is a group per row.
 	ends   []int
 	states []*running
+	// pick: per picking function with a RANGE frame, its running pick (else nil); picked: the
+	// values picked at the ends of the groups in ends.
+	pick   []*pickAcc
+	picked []pickedGroups
 }
 
 // push appends row j of from to r.
@@ -258,6 +303,10 @@ type loadedPiece struct {
 	// row of b.
 	inputs []arrow.Array
 	runs   []*running
+	// Per running pick: its value after each row of b, among the sources b's input (inputs[i])
+	// and the value picked before b (pickHeld[i], nil if none).
+	pickRefs [][]columnar.RowRef
+	pickHeld []arrow.Array
 }
 
 func (p *loadedPiece) end() int { return p.start + p.b.NumRows }
@@ -265,6 +314,7 @@ func (p *loadedPiece) end() int { return p.start + p.b.NumRows }
 func (p *loadedPiece) release() {
 	p.b.Release()
 	releaseAll(p.inputs)
+	releaseAll(p.pickHeld)
 }
 
 func (d *drain) close() {
@@ -276,6 +326,23 @@ func (d *drain) close() {
 		d.loaded[i].release()
 	}
 	d.loaded = nil
+	for _, accs := range [][]*pickAcc{d.partPick, d.pick} {
+		for _, acc := range accs {
+			if acc != nil {
+				acc.release()
+			}
+		}
+	}
+	if d.la != nil {
+		for i := range d.la.picked {
+			d.la.picked[i].release()
+		}
+		for _, acc := range d.la.pick {
+			if acc != nil {
+				acc.release()
+			}
+		}
+	}
 	if d.r != nil {
 		_ = d.r.Close() // removes the file
 		d.r = nil
@@ -316,7 +383,8 @@ func (d *drain) load() error {
 		return fmt.Errorf("window: spilled partition without its peer flags")
 	}
 	p := loadedPiece{b: columnar.NewBatch(cols, n), peer: make([]bool, n), start: d.loadedRows,
-		inputs: make([]arrow.Array, len(w.funcs)), runs: make([]*running, len(w.funcs))}
+		inputs: make([]arrow.Array, len(w.funcs)), runs: make([]*running, len(w.funcs)),
+		pickRefs: make([][]columnar.RowRef, len(w.funcs)), pickHeld: make([]arrow.Array, len(w.funcs))}
 	for r := range p.peer {
 		p.peer[r] = flags.Value(r)
 	}
@@ -331,6 +399,22 @@ func (d *drain) load() error {
 				return err
 			}
 			pp.inputs[i] = c
+		case d.pick[i] != nil:
+			c, err := f.Input.Eval(w.ctx, pp.b)
+			if err != nil {
+				return err
+			}
+			pp.inputs[i] = c
+			acc := d.pick[i]
+			if acc.held != nil {
+				acc.held.Retain()
+				pp.pickHeld[i] = acc.held
+			}
+			pp.pickRefs[i] = make([]columnar.RowRef, n)
+			acc.feed(c, 0, nil, pp.pickRefs[i])
+			if err := acc.hold(w.ctx.Alloc, c); err != nil {
+				return err
+			}
 		case d.acc[i] != nil:
 			c, err := f.Input.Eval(w.ctx, pp.b)
 			if err != nil {
@@ -404,6 +488,16 @@ func (la *lookahead) advance(d *drain) error {
 					st.push(la.last[i], 0)
 				}
 			}
+			for i, acc := range la.pick {
+				if acc == nil {
+					continue
+				}
+				v, err := acc.final(w.ctx.Alloc, w.funcs[i].Input.Type().Arrow())
+				if err != nil {
+					return err
+				}
+				la.picked[i].add(v)
+			}
 		}
 		return nil
 	}
@@ -435,6 +529,9 @@ func (la *lookahead) advance(d *drain) error {
 		if err != nil {
 			return err
 		}
+	}
+	if err := la.advancePicks(d, b, flags); err != nil {
+		return err
 	}
 	// A peer start at row r ends the group before it, whose aggregates are the state after row
 	// r-1 (of this piece, or of the last one).
@@ -502,6 +599,9 @@ func (d *drain) next() (*columnar.Batch, error) {
 				st.dropFirst(drop)
 			}
 		}
+		for i := range la.picked {
+			la.picked[i].dropFirst(drop)
+		}
 	}
 	// The ranks and peer groups (ends, and their index in la.ends) of the head's rows.
 	ranks, denses, ends, groups := make([]int, n), make([]int, n), make([]int, n), make([]int, n)
@@ -563,6 +663,10 @@ func (d *drain) next() (*columnar.Batch, error) {
 		case Offset:
 			col, err = d.offsetColumn(i, f, hp)
 		case Aggregate:
+			if f.Agg.picks() {
+				col, err = d.pickColumn(i, f, hp, groups)
+				break
+			}
 			idx := make([]int, n)
 			var run *running
 			switch f.Frame {
