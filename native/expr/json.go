@@ -1,0 +1,437 @@
+package expr
+
+import (
+	"fmt"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/bolide-dev/bolide/native/columnar"
+	"github.com/bolide-dev/bolide/native/exec"
+	"github.com/bolide-dev/bolide/native/plan"
+	"github.com/bolide-dev/bolide/native/sparktype"
+)
+
+// get_json_object and json_tuple as Spark 4.1 evaluates them (jsonExpressionEvaluators.scala):
+// one Jackson token stream over the row (jsonscan.go) and Jackson's generators for the output
+// (jsongen.go), so a result is null exactly where Jackson throws, and its text is byte for byte
+// the generator's.
+//
+// get_json_object keeps Hive's JSONPath subset and its quirks, which are part of the answers:
+//   - a path is '$' then .name, ['name'], [n], [*], .* or ['*']; a path that does not parse
+//     gives null on every row; .* and ['*'] never match (Spark only tries them on a field name);
+//   - a string matched directly is written without quotes (Raw), but inside a wildcard's
+//     results it keeps its quotes;
+//   - [*] returns its single match bare and several as an array (an element that wrote an
+//     empty array without matching still leaves its "[]" in the text); [*][*] flattens one
+//     level of arrays;
+//   - the first field of a name that matches wins, a null value or a failed sub-path moves on
+//     to the next field of that name;
+//   - numbers are re-printed (1.10 -> 1.1, 1E2 -> 100.0), non-BMP chars inside quoted output
+//     become escaped surrogate pairs.
+// Only a literal path is native: Spark parses it once (a non-literal one per row). A path whose
+// scan Spark's Scala parser-combinators would treat differently than this reading is refused:
+// any whitespace (skipped before some path tokens, kept in others), invalid UTF-8, and an
+// index beyond a long (Spark fails the query).
+
+func init() {
+	Register("GetJsonObject", "get_json_object(json, path) with a literal path: Spark's Jackson evaluation ($, .name, ['name'], [n], [*]); null for invalid JSON or path; paths with whitespace refused", translateGetJSONObject)
+}
+
+type pathOp uint8
+
+const (
+	pathKey pathOp = iota
+	pathSubscript
+	pathWildcard
+	pathIndex
+	pathNamed
+)
+
+type pathInstr struct {
+	op    pathOp
+	index int64
+	name  []byte
+}
+
+// parseJSONPath reads Spark's JsonPathParser grammar; ok is false when Spark's parse fails
+// (null results). refuse names a path this reading may not match Spark on.
+func parseJSONPath(s string) (path []pathInstr, ok bool, refuse string) {
+	if !utf8.ValidString(s) {
+		return nil, false, "the path is not valid UTF-8"
+	}
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case ' ', '\t', '\n', '\v', '\f', '\r':
+			return nil, false, "the path contains whitespace (Spark's path parser skips it before some tokens)"
+		}
+	}
+	if len(s) == 0 || s[0] != '$' {
+		return nil, false, ""
+	}
+	path = []pathInstr{}
+	i := 1
+	for i < len(s) {
+		rest := s[i:]
+		switch {
+		case len(rest) >= 2 && rest[:2] == ".*":
+			path = append(path, pathInstr{op: pathWildcard})
+			i += 2
+		case len(rest) >= 5 && rest[:5] == "['*']":
+			path = append(path, pathInstr{op: pathWildcard})
+			i += 5
+		case rest[0] == '.':
+			j := 1
+			for j < len(rest) && rest[j] != '.' && rest[j] != '[' {
+				j++
+			}
+			if j == 1 {
+				return nil, false, ""
+			}
+			path = append(path, pathInstr{op: pathKey}, pathInstr{op: pathNamed, name: []byte(rest[1:j])})
+			i += j
+		case len(rest) >= 2 && rest[:2] == "['":
+			j := 2
+			for j < len(rest) && rest[j] != '\'' {
+				j++
+			}
+			if j == 2 || j+1 >= len(rest) || rest[j+1] != ']' {
+				return nil, false, ""
+			}
+			path = append(path, pathInstr{op: pathKey}, pathInstr{op: pathNamed, name: []byte(rest[2:j])})
+			i += j + 2
+		case rest[0] == '[':
+			if len(rest) >= 3 && rest[1] == '*' && rest[2] == ']' {
+				path = append(path, pathInstr{op: pathSubscript}, pathInstr{op: pathWildcard})
+				i += 3
+				continue
+			}
+			j := 1
+			for j < len(rest) && isDigit(rest[j]) {
+				j++
+			}
+			if j == 1 || j >= len(rest) || rest[j] != ']' {
+				return nil, false, ""
+			}
+			n, err := strconv.ParseInt(rest[1:j], 10, 64)
+			if err != nil {
+				return nil, false, "the path has an array index beyond a long (Spark fails the query)"
+			}
+			path = append(path, pathInstr{op: pathSubscript}, pathInstr{op: pathIndex, index: n})
+			i += j + 1
+		default:
+			return nil, false, ""
+		}
+	}
+	return path, true, ""
+}
+
+type writeStyle uint8
+
+const (
+	styleRaw writeStyle = iota
+	styleQuoted
+	styleFlatten
+)
+
+// jsonPathEval evaluates one path over rows, reusing its scanner and generators.
+type jsonPathEval struct {
+	path  []pathInstr
+	p     jsonScanner
+	g     jsonGen
+	spare []*jsonGen // generators for wildcard buffers, by nesting
+	used  int
+	ver   int
+}
+
+// eval returns the result of the row's JSON text, ok false for null.
+func (ev *jsonPathEval) eval(in []byte) (out []byte, ok bool) {
+	ev.p.reset(in)
+	ev.g.reset(true, ev.ver)
+	ev.used = 0
+	if err := ev.p.next(); err != nil {
+		return nil, false
+	}
+	matched, err := ev.walk(&ev.g, styleRaw, ev.path)
+	if err != nil || !matched {
+		return nil, false
+	}
+	return ev.g.buf, true
+}
+
+func isPrefix(path []pathInstr, ops ...pathOp) bool {
+	if len(path) < len(ops) {
+		return false
+	}
+	for i, o := range ops {
+		if path[i].op != o {
+			return false
+		}
+	}
+	return true
+}
+
+// walk is the evaluatePath recursion: it reports whether anything matched (was written).
+func (ev *jsonPathEval) walk(g *jsonGen, style writeStyle, path []pathInstr) (bool, error) {
+	p := &ev.p
+	tok := p.tok
+	switch {
+	case tok == tokString && len(path) == 0 && style == styleRaw:
+		return true, g.raw(p.text)
+	case tok == tokStartArray && len(path) == 0 && style == styleFlatten:
+		dirty := false
+		for {
+			if err := p.next(); err != nil {
+				return false, err
+			}
+			if p.tok == tokEndArray {
+				return dirty, nil
+			}
+			d, err := ev.walk(g, style, nil)
+			if err != nil {
+				return false, err
+			}
+			dirty = dirty || d
+		}
+	case len(path) == 0:
+		return true, g.copyCurrent(p)
+	case tok == tokStartObject && path[0].op == pathKey:
+		dirty := false
+		for {
+			if err := p.next(); err != nil {
+				return false, err
+			}
+			if p.tok == tokEndObject {
+				return dirty, nil
+			}
+			var err error
+			if dirty {
+				err = p.skipChildren()
+			} else {
+				dirty, err = ev.walk(g, style, path[1:])
+			}
+			if err != nil {
+				return false, err
+			}
+		}
+	case tok == tokStartArray && isPrefix(path, pathSubscript, pathWildcard, pathSubscript, pathWildcard):
+		g.startArray()
+		dirty, err := ev.eachElement(g, styleFlatten, path[4:])
+		g.end(']')
+		return dirty, err
+	case tok == tokStartArray && isPrefix(path, pathSubscript, pathWildcard) && style != styleQuoted:
+		next := styleQuoted
+		if style == styleFlatten {
+			next = styleFlatten
+		}
+		buf := ev.bufferGen()
+		buf.startArray()
+		count := 0
+		for {
+			if err := p.next(); err != nil {
+				return false, err
+			}
+			if p.tok == tokEndArray {
+				break
+			}
+			d, err := ev.walk(buf, next, path[2:])
+			if err != nil {
+				return false, err
+			}
+			if d {
+				count++
+			}
+		}
+		buf.end(']')
+		ev.used--
+		switch {
+		case count > 1:
+			return true, g.rawValue(buf.buf)
+		case count == 1:
+			return true, g.rawValue(buf.buf[1 : len(buf.buf)-1])
+		}
+		return false, nil
+	case tok == tokStartArray && isPrefix(path, pathSubscript, pathWildcard):
+		g.startArray()
+		dirty, err := ev.eachElement(g, styleQuoted, path[2:])
+		g.end(']')
+		return dirty, err
+	case tok == tokStartArray && isPrefix(path, pathSubscript, pathIndex):
+		rest := path[2:]
+		if isPrefix(rest, pathSubscript, pathWildcard) {
+			style = styleQuoted
+		}
+		if err := p.next(); err != nil {
+			return false, err
+		}
+		for idx := path[1].index; ; idx-- {
+			if p.tok == tokEndArray {
+				return false, nil
+			}
+			if idx == 0 {
+				dirty, err := ev.walk(g, style, rest)
+				if err != nil {
+					return false, err
+				}
+				for {
+					if err := p.next(); err != nil {
+						return false, err
+					}
+					if p.tok == tokEndArray {
+						return dirty, nil
+					}
+					if err := p.skipChildren(); err != nil {
+						return false, err
+					}
+				}
+			}
+			if err := p.skipChildren(); err != nil {
+				return false, err
+			}
+			if err := p.next(); err != nil {
+				return false, err
+			}
+		}
+	case tok == tokFieldName && path[0].op == pathNamed && string(p.text) == string(path[0].name):
+		if err := p.next(); err != nil {
+			return false, err
+		}
+		if p.tok == tokNull {
+			return false, nil
+		}
+		return ev.walk(g, style, path[1:])
+	case tok == tokFieldName && path[0].op == pathWildcard:
+		if err := p.next(); err != nil {
+			return false, err
+		}
+		return ev.walk(g, style, path[1:])
+	}
+	return false, p.skipChildren()
+}
+
+// eachElement walks every element of the current array, reporting whether any matched.
+func (ev *jsonPathEval) eachElement(g *jsonGen, style writeStyle, path []pathInstr) (bool, error) {
+	dirty := false
+	for {
+		if err := ev.p.next(); err != nil {
+			return false, err
+		}
+		if ev.p.tok == tokEndArray {
+			return dirty, nil
+		}
+		d, err := ev.walk(g, style, path)
+		if err != nil {
+			return false, err
+		}
+		dirty = dirty || d
+	}
+}
+
+// bufferGen hands out a Writer-based generator for one wildcard level (released by used--).
+func (ev *jsonPathEval) bufferGen() *jsonGen {
+	if ev.used == len(ev.spare) {
+		ev.spare = append(ev.spare, &jsonGen{})
+	}
+	g := ev.spare[ev.used]
+	ev.used++
+	g.reset(false, ev.ver)
+	return g
+}
+
+// ---- GetJsonObject ----
+
+type getJSONObject struct {
+	json    Expr
+	pathStr string
+	path    []pathInstr
+	valid   bool // the path parsed (else every row is null)
+}
+
+func (e *getJSONObject) Type() sparktype.Type { return sparktype.StringType }
+func (e *getJSONObject) mayFail() bool        { return mayFail(e.json) }
+func (e *getJSONObject) String() string {
+	return fmt.Sprintf("get_json_object(%s, %q)", e.json, e.pathStr)
+}
+
+func translateGetJSONObject(pe *plan.Expr, conf *plan.Conf) (Expr, error) {
+	if why := javaToStringUnknown(); why != "" {
+		return nil, unsupported("GetJsonObject: %s", why)
+	}
+	t, err := pe.Type()
+	if err != nil {
+		return nil, err
+	}
+	if !binaryCollation(t) {
+		return nil, unsupported("GetJsonObject returning %s is not supported natively (UTF8_BINARY strings only)", t)
+	}
+	j, err := stringChild(pe, "json", conf)
+	if err != nil {
+		return nil, err
+	}
+	text, isNull, err := patternLiteral(pe, "path", conf)
+	if err != nil {
+		return nil, err
+	}
+	e := &getJSONObject{json: j, pathStr: text}
+	if isNull {
+		return e, nil
+	}
+	path, ok, refuse := parseJSONPath(text)
+	if refuse != "" {
+		return nil, unsupported("GetJsonObject with path %q is not supported natively: %s", text, refuse)
+	}
+	e.path, e.valid = path, ok
+	return e, nil
+}
+
+func (e *getJSONObject) Eval(ctx *exec.TaskContext, b *columnar.Batch) (arrow.Array, error) {
+	n := b.NumRows
+	if !e.valid {
+		return allNull(ctx.Alloc, arrow.BinaryTypes.String, n), nil
+	}
+	o, err := evalOperand(ctx, b, e.json)
+	if err != nil {
+		return nil, err
+	}
+	defer o.release()
+	if o.nullScalar() || n == 0 {
+		return allNull(ctx.Alloc, arrow.BinaryTypes.String, n), nil
+	}
+	offs, data, m := operandBytes(o)
+	ev := &jsonPathEval{path: e.path, ver: JavaVersion()}
+	bld := array.NewStringBuilder(ctx.Alloc)
+	defer bld.Release()
+	bld.Reserve(n)
+	bld.ReserveData(len(data[offs[0]:offs[len(offs)-1]]) / 2)
+	if o.scalar {
+		// A constant document: one evaluation for the batch.
+		if isNullAt(o.arr, 0) {
+			return allNull(ctx.Alloc, arrow.BinaryTypes.String, n), nil
+		}
+		out, ok := ev.eval(data[offs[0]:offs[1]])
+		for i := 0; i < n; i++ {
+			if ok {
+				bld.BinaryBuilder.Append(out)
+			} else {
+				bld.AppendNull()
+			}
+		}
+		return bld.NewArray(), nil
+	}
+	bm, boff := validity(o.arr)
+	for i := 0; i < n; i++ {
+		j := i & m
+		if bm != nil && bm[(boff+i)>>3]&(1<<((boff+i)&7)) == 0 {
+			bld.AppendNull()
+			continue
+		}
+		if out, ok := ev.eval(data[offs[j]:offs[j+1]]); ok {
+			bld.BinaryBuilder.Append(out)
+		} else {
+			bld.AppendNull()
+		}
+	}
+	return bld.NewArray(), nil
+}
