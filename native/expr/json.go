@@ -435,3 +435,163 @@ func (e *getJSONObject) Eval(ctx *exec.TaskContext, b *columnar.Batch) (arrow.Ar
 	}
 	return bld.NewArray(), nil
 }
+
+// ---- JsonTuple ----
+
+// jsonTupleField is field k of json_tuple(json, name1, ..., nameN) as JsonTupleEvaluator
+// computes it: the document must be an object; every field whose name is requested and whose
+// value is not null is copied (a string without quotes), a later field of the same name
+// replacing an earlier one; any Jackson error, while reading the rest of the object or while
+// copying any requested value (an unpaired surrogate written raw), makes the whole row null.
+// Each field scans the document itself (BolideGenerate evaluates the fields one at a time).
+type jsonTupleField struct {
+	json  Expr
+	names [][]byte // nil for a null name
+	k     int
+}
+
+func (e *jsonTupleField) Type() sparktype.Type { return sparktype.StringType }
+func (e *jsonTupleField) mayFail() bool        { return mayFail(e.json) }
+func (e *jsonTupleField) String() string {
+	return fmt.Sprintf("json_tuple(%s, %q)", e.json, e.names[e.k])
+}
+
+// JSONTupleFields translates json_tuple's arguments (the JSON document then literal field
+// names) into one string expression per output column.
+func JSONTupleFields(args []*plan.Expr, conf *plan.Conf) ([]Expr, error) {
+	if len(args) < 2 {
+		return nil, unsupported("json_tuple with %d arguments", len(args))
+	}
+	j, err := Translate(args[0], conf)
+	if err != nil {
+		return nil, err
+	}
+	if !binaryCollation(j.Type()) {
+		return nil, unsupported("json_tuple of %s is not supported natively (UTF8_BINARY strings only)", j.Type())
+	}
+	names := make([][]byte, len(args)-1)
+	for i, a := range args[1:] {
+		x, err := Translate(a, conf)
+		if err != nil {
+			return nil, err
+		}
+		lit, ok := x.(*Literal)
+		if !ok {
+			return nil, unsupported("json_tuple with a non-literal field name (%s) is not supported natively", x)
+		}
+		if lit.IsNull() {
+			continue
+		}
+		if !binaryCollation(lit.Type()) {
+			return nil, unsupported("json_tuple with a field name of type %s is not supported natively", lit.Type())
+		}
+		offs, data := binaryParts(lit.constArray())
+		name := append([]byte{}, data[offs[0]:offs[1]]...)
+		if !utf8.Valid(name) {
+			return nil, unsupported("json_tuple with a field name that is not valid UTF-8 is not supported natively")
+		}
+		names[i] = name
+	}
+	out := make([]Expr, len(names))
+	for k := range names {
+		out[k] = &jsonTupleField{json: j, names: names, k: k}
+	}
+	return out, nil
+}
+
+// requested reports whether a field name is one of names.
+func requested(names [][]byte, name []byte) bool {
+	for _, n := range names {
+		if n != nil && string(n) == string(name) {
+			return true
+		}
+	}
+	return false
+}
+
+// tupleField evaluates field k over one document.
+func tupleField(p *jsonScanner, g *jsonGen, names [][]byte, k int, in []byte) (out []byte, ok bool) {
+	p.reset(in)
+	g.reset(true, JavaVersion())
+	if p.next() != nil || p.tok != tokStartObject {
+		return nil, false
+	}
+	found := false
+	for {
+		if p.next() != nil {
+			return nil, false
+		}
+		if p.tok == tokEndObject {
+			return g.buf, found
+		}
+		if p.tok != tokFieldName {
+			if p.skipChildren() != nil {
+				return nil, false
+			}
+			continue
+		}
+		mine := names[k] != nil && string(p.text) == string(names[k])
+		if !requested(names, p.text) {
+			continue
+		}
+		if p.next() != nil {
+			return nil, false
+		}
+		switch {
+		case p.tok == tokNull:
+		case p.tok == tokString:
+			if hasSurrogate(p.text) {
+				return nil, false
+			}
+			if mine {
+				g.buf = append(g.buf[:0], p.text...)
+				found = true
+			}
+		case mine:
+			g.reset(true, g.ver)
+			if g.copyCurrent(p) != nil {
+				return nil, false
+			}
+			found = true
+		default:
+			if p.skipChildren() != nil {
+				return nil, false
+			}
+		}
+	}
+}
+
+func (e *jsonTupleField) Eval(ctx *exec.TaskContext, b *columnar.Batch) (arrow.Array, error) {
+	n := b.NumRows
+	if e.names[e.k] == nil {
+		return allNull(ctx.Alloc, arrow.BinaryTypes.String, n), nil
+	}
+	o, err := evalOperand(ctx, b, e.json)
+	if err != nil {
+		return nil, err
+	}
+	defer o.release()
+	if o.nullScalar() || n == 0 {
+		return allNull(ctx.Alloc, arrow.BinaryTypes.String, n), nil
+	}
+	offs, data, m := operandBytes(o)
+	var p jsonScanner
+	var g jsonGen
+	bld := array.NewStringBuilder(ctx.Alloc)
+	defer bld.Release()
+	bld.Reserve(n)
+	bm, boff := validity(o.arr)
+	for i := 0; i < n; i++ {
+		j := i & m
+		if !o.scalar && bm != nil && bm[(boff+i)>>3]&(1<<((boff+i)&7)) == 0 {
+			bld.AppendNull()
+			continue
+		}
+		if out, ok := tupleField(&p, &g, e.names, e.k, data[offs[j]:offs[j+1]]); ok {
+			bld.BinaryBuilder.Append(out)
+		} else {
+			bld.AppendNull()
+		}
+	}
+	return bld.NewArray(), nil
+}

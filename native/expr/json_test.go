@@ -96,3 +96,58 @@ func TestGetJSONObjectEval(t *testing.T) {
 	expectRefused(t, "long index", getJSONObjectJSON(col(0, "string"), litStr("$[99999999999999999999]")), "beyond a long")
 	expectRefused(t, "column path", getJSONObjectJSON(col(0, "string"), col(0, "string")), "non-literal")
 }
+
+// TestJSONTupleGolden checks json_tuple's fields against testdata/jsontuplegolden.txt, answers of
+// Spark 4.1.3's JsonTupleEvaluator: "T <hex json> <hex names, comma-separated, ~ for ''>
+// <N | V<hex> for each field, ;-separated>".
+func TestJSONTupleGolden(t *testing.T) {
+	SetJavaVersion(17)
+	f, err := os.Open("testdata/jsontuplegolden.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<22)
+	n, bad := 0, 0
+	var p jsonScanner
+	var g jsonGen
+	for sc.Scan() {
+		fs := strings.Fields(sc.Text())
+		if len(fs) != 4 || fs[0] != "T" {
+			continue
+		}
+		n++
+		if fs[1] == "-" {
+			fs[1] = ""
+		}
+		doc, _ := hex.DecodeString(fs[1])
+		var names [][]byte
+		for _, h := range strings.Split(fs[2], ",") {
+			if h == "~" {
+				h = ""
+			}
+			b, _ := hex.DecodeString(h)
+			names = append(names, append([]byte{}, b...))
+		}
+		want := strings.Split(fs[3], ";")
+		for k := range names {
+			got := "N"
+			if out, ok := tupleField(&p, &g, names, k, doc); ok {
+				got = "V" + hex.EncodeToString(out)
+			}
+			if got != want[k] {
+				bad++
+				if bad <= 20 {
+					t.Errorf("json_tuple(%q, %q) field %d = %s, Spark %s", doc, names, k, got, want[k])
+				}
+			}
+		}
+	}
+	if n < 100 {
+		t.Fatalf("only %d cases read", n)
+	}
+	if bad > 0 {
+		t.Errorf("%d fields differ", bad)
+	}
+}

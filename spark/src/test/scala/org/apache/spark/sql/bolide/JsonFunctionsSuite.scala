@@ -16,6 +16,7 @@ import org.apache.spark.sql.SparkSession
 class JsonFunctionsSuite extends BolideSuiteBase {
   private val Scan = "BolideScan"
   private val Project = "BolideProject"
+  private val Gen = "BolideGenerate"
 
   @Before def setUp(): Unit = JsonFunctionsSuite.ensure(spark)
 
@@ -53,6 +54,31 @@ class JsonFunctionsSuite extends BolideSuiteBase {
     val ws = checkNative("SELECT id, get_json_object(j, '$.a b') FROM json_data", Seq(Scan))
     assertFalse(nativeOperators(ws).mkString(", "), nativeOperators(ws).contains(Project))
     assertTrue(bolideReport(ws), bolideReport(ws).contains("whitespace"))
+  }
+
+  @Test def jsonTuple(): Unit = {
+    checkNative("SELECT id, json_tuple(j, 'a', 'b') FROM json_data", Seq(Scan, Gen))
+    checkNative("SELECT id, json_tuple(j, 'a', 'a', 'é', 'c', CAST(NULL AS STRING), '') FROM json_data", Seq(Scan, Gen))
+    checkNative("SELECT id, x, y FROM json_data LATERAL VIEW json_tuple(j, 'b', 'a') t AS x, y", Seq(Scan, Gen),
+      ordered = false)
+    checkNative("SELECT id, x FROM json_data LATERAL VIEW OUTER json_tuple(j, 'a') t AS x WHERE x IS NOT NULL",
+      Seq(Scan, Gen))
+  }
+
+  @Test def jsonTupleWithAColumnNameStaysInSpark(): Unit = {
+    val df = checkNative("SELECT id, json_tuple(j, p, 'a') FROM json_data", Seq(Scan))
+    assertFalse(nativeOperators(df).mkString(", "), nativeOperators(df).contains(Gen))
+  }
+
+  @Test def typeOf(): Unit = {
+    // Unfolded (ConstantFolding excluded), so that TypeOf itself runs natively.
+    withConf("spark.sql.optimizer.excludedRules" -> "org.apache.spark.sql.catalyst.optimizer.ConstantFolding") {
+      checkNative("SELECT id, typeof(id), typeof(j), typeof(CAST(id AS DECIMAL(12, 3))), typeof(CAST(id AS BIGINT)), " +
+        "typeof(CAST(id AS TINYINT)), typeof(CAST(id AS SMALLINT)), typeof(id / 2), typeof(CAST(j AS BINARY)), " +
+        "typeof(NULL), typeof(id > 1), typeof(CAST(id AS FLOAT)), typeof(current_date()), " +
+        "typeof(CAST(NULL AS TIMESTAMP)), typeof(CAST(NULL AS TIMESTAMP_NTZ)) FROM json_data", Seq(Scan, Project))
+    }
+    checkNative("SELECT id, typeof(id), typeof(j) FROM json_data", Seq(Scan, Project))
   }
 }
 
