@@ -98,7 +98,7 @@ func TestGetJSONObjectEval(t *testing.T) {
 }
 
 // TestJSONTupleGolden checks json_tuple's fields against testdata/jsontuplegolden.txt, answers of
-// Spark 4.1.3's JsonTupleEvaluator: "T <hex json> <hex names, comma-separated, ~ for ”>
+// Spark 4.1.3's JsonTupleEvaluator: "T <hex json> <hex names, comma-separated, ~ for an empty name>
 // <N | V<hex> for each field, ;-separated>".
 func TestJSONTupleGolden(t *testing.T) {
 	SetJavaVersion(17)
