@@ -3,6 +3,7 @@ package expr
 import (
 	"math"
 	"strconv"
+	"unsafe"
 )
 
 // jsonGen writes what Jackson's generators write when Spark's JSON functions copy values out:
@@ -187,7 +188,7 @@ func (g *jsonGen) intText(s []byte) {
 }
 
 func (g *jsonGen) floatText(s []byte) {
-	f, err := strconv.ParseFloat(string(s), 64)
+	f, err := strconv.ParseFloat(unsafe.String(unsafe.SliceData(s), len(s)), 64)
 	if err != nil && !math.IsInf(f, 0) {
 		// Unreachable: the scanner admits JSON number syntax only.
 		f = math.NaN()
