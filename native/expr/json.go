@@ -3,6 +3,7 @@ package expr
 import (
 	"fmt"
 	"strconv"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -443,17 +444,26 @@ func (e *getJSONObject) Eval(ctx *exec.TaskContext, b *columnar.Batch) (arrow.Ar
 // value is not null is copied (a string without quotes), a later field of the same name
 // replacing an earlier one; any Jackson error, while reading the rest of the object or while
 // copying any requested value (an unpaired surrogate written raw), makes the whole row null.
-// Each field scans the document itself (BolideGenerate evaluates the fields one at a time).
+// BolideGenerate evaluates the fields one after the other over the same batch: the fields share
+// one scan of each document, the first field asked for a batch computing every column and each
+// field then taking its own.
 type jsonTupleField struct {
+	shared *jsonTupleShared
+	k      int
+}
+
+type jsonTupleShared struct {
 	json  Expr
 	names [][]byte // nil for a null name
-	k     int
+	mu    sync.Mutex
+	batch *columnar.Batch
+	cols  []arrow.Array // computed for batch, not yet taken
 }
 
 func (e *jsonTupleField) Type() sparktype.Type { return sparktype.StringType }
-func (e *jsonTupleField) mayFail() bool        { return mayFail(e.json) }
+func (e *jsonTupleField) mayFail() bool        { return mayFail(e.shared.json) }
 func (e *jsonTupleField) String() string {
-	return fmt.Sprintf("json_tuple(%s, %q)", e.json, e.names[e.k])
+	return fmt.Sprintf("json_tuple(%s, %q)", e.shared.json, e.shared.names[e.k])
 }
 
 // JSONTupleFields translates json_tuple's arguments (the JSON document then literal field
@@ -492,9 +502,10 @@ func JSONTupleFields(args []*plan.Expr, conf *plan.Conf) ([]Expr, error) {
 		}
 		names[i] = name
 	}
+	sh := &jsonTupleShared{json: j, names: names, cols: make([]arrow.Array, len(names))}
 	out := make([]Expr, len(names))
 	for k := range names {
-		out[k] = &jsonTupleField{json: j, names: names, k: k}
+		out[k] = &jsonTupleField{shared: sh, k: k}
 	}
 	return out, nil
 }
@@ -509,89 +520,160 @@ func requested(names [][]byte, name []byte) bool {
 	return false
 }
 
-// tupleField evaluates field k over one document.
-func tupleField(p *jsonScanner, g *jsonGen, names [][]byte, k int, in []byte) (out []byte, ok bool) {
-	p.reset(in)
-	g.reset(true, JavaVersion())
-	if p.next() != nil || p.tok != tokStartObject {
-		return nil, false
+func (e *jsonTupleField) Eval(ctx *exec.TaskContext, b *columnar.Batch) (arrow.Array, error) {
+	sh := e.shared
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if sh.batch != b || sh.cols[e.k] == nil {
+		sh.drop()
+		if err := sh.compute(ctx, b); err != nil {
+			return nil, err
+		}
+		sh.batch = b
 	}
-	found := false
-	for {
-		if p.next() != nil {
-			return nil, false
-		}
-		if p.tok == tokEndObject {
-			return g.buf, found
-		}
-		if p.tok != tokFieldName {
-			if p.skipChildren() != nil {
-				return nil, false
-			}
-			continue
-		}
-		mine := names[k] != nil && string(p.text) == string(names[k])
-		if !requested(names, p.text) {
-			continue
-		}
-		if p.next() != nil {
-			return nil, false
-		}
-		switch {
-		case p.tok == tokNull:
-		case p.tok == tokString:
-			if hasSurrogate(p.text) {
-				return nil, false
-			}
-			if mine {
-				g.buf = append(g.buf[:0], p.text...)
-				found = true
-			}
-		case mine:
-			g.reset(true, g.ver)
-			if g.copyCurrent(p) != nil {
-				return nil, false
-			}
-			found = true
-		default:
-			if p.skipChildren() != nil {
-				return nil, false
-			}
-		}
+	a := sh.cols[e.k]
+	sh.cols[e.k] = nil
+	if sh.pending() == 0 {
+		sh.batch = nil
 	}
+	return a, nil
 }
 
-func (e *jsonTupleField) Eval(ctx *exec.TaskContext, b *columnar.Batch) (arrow.Array, error) {
-	n := b.NumRows
-	if e.names[e.k] == nil {
-		return allNull(ctx.Alloc, arrow.BinaryTypes.String, n), nil
+// drop releases the columns no field took.
+func (sh *jsonTupleShared) drop() {
+	for i, a := range sh.cols {
+		if a != nil {
+			a.Release()
+			sh.cols[i] = nil
+		}
 	}
-	o, err := evalOperand(ctx, b, e.json)
+	sh.batch = nil
+}
+
+func (sh *jsonTupleShared) pending() int {
+	n := 0
+	for _, a := range sh.cols {
+		if a != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// compute fills sh.cols with every field's column over b.
+func (sh *jsonTupleShared) compute(ctx *exec.TaskContext, b *columnar.Batch) error {
+	n := b.NumRows
+	dt := arrow.BinaryTypes.String
+	o, err := evalOperand(ctx, b, sh.json)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer o.release()
 	if o.nullScalar() || n == 0 {
-		return allNull(ctx.Alloc, arrow.BinaryTypes.String, n), nil
+		for k := range sh.cols {
+			sh.cols[k] = allNull(ctx.Alloc, dt, n)
+		}
+		return nil
+	}
+	bld := make([]*array.StringBuilder, len(sh.names))
+	for k := range bld {
+		bld[k] = array.NewStringBuilder(ctx.Alloc)
+		defer bld[k].Release()
+		bld[k].Reserve(n)
 	}
 	offs, data, m := operandBytes(o)
 	var p jsonScanner
 	var g jsonGen
-	bld := array.NewStringBuilder(ctx.Alloc)
-	defer bld.Release()
-	bld.Reserve(n)
+	vals := make([][]byte, len(sh.names))
 	bm, boff := validity(o.arr)
 	for i := 0; i < n; i++ {
 		j := i & m
-		if !o.scalar && bm != nil && bm[(boff+i)>>3]&(1<<((boff+i)&7)) == 0 {
-			bld.AppendNull()
-			continue
+		ok := !(!o.scalar && bm != nil && bm[(boff+i)>>3]&(1<<((boff+i)&7)) == 0)
+		if ok {
+			ok = tupleRow(&p, &g, sh.names, vals, data[offs[j]:offs[j+1]])
 		}
-		if out, ok := tupleField(&p, &g, e.names, e.k, data[offs[j]:offs[j+1]]); ok {
-			bld.BinaryBuilder.Append(out)
-		} else {
-			bld.AppendNull()
+		for k, bd := range bld {
+			if ok && vals[k] != nil {
+				bd.BinaryBuilder.Append(vals[k])
+			} else {
+				bd.AppendNull()
+			}
 		}
 	}
-	return bld.NewArray(), nil
+	for k, bd := range bld {
+		sh.cols[k] = bd.NewArray()
+	}
+	return nil
+}
+
+// tupleRow scans one document, setting vals[k] to field k's text (nil for null; the slices
+// point into g's buffer, valid until the next row); ok is false when the whole row is null.
+func tupleRow(p *jsonScanner, g *jsonGen, names, vals [][]byte, in []byte) (ok bool) {
+	clear(vals)
+	p.reset(in)
+	g.reset(true, JavaVersion())
+	if p.next() != nil || p.tok != tokStartObject {
+		return false
+	}
+	// Values are appended to g.buf; vals hold [start, end) positions until the end.
+	type span struct{ from, to int }
+	var spans [8]span
+	pos := spans[:0]
+	for range names {
+		pos = append(pos, span{-1, -1})
+	}
+	for {
+		if p.next() != nil {
+			return false
+		}
+		if p.tok == tokEndObject {
+			break
+		}
+		if p.tok != tokFieldName {
+			if p.skipChildren() != nil {
+				return false
+			}
+			continue
+		}
+		if !requested(names, p.text) {
+			continue
+		}
+		name := p.text
+		first := -1
+		for k, nm := range names {
+			if nm != nil && string(nm) == string(name) {
+				first = k
+				break
+			}
+		}
+		if p.next() != nil {
+			return false
+		}
+		if p.tok == tokNull {
+			continue
+		}
+		from := len(g.buf)
+		if p.tok == tokString {
+			if hasSurrogate(p.text) {
+				return false
+			}
+			g.buf = append(g.buf, p.text...)
+		} else {
+			g.ctx = append(g.ctx[:0], genCtx{})
+			if g.copyCurrent(p) != nil {
+				return false
+			}
+		}
+		for k := first; k < len(names); k++ {
+			if names[k] != nil && string(names[k]) == string(names[first]) {
+				pos[k] = span{from, len(g.buf)}
+			}
+		}
+	}
+	for k, s := range pos {
+		if s.from >= 0 {
+			vals[k] = g.buf[s.from:s.to]
+		}
+	}
+	return true
 }
