@@ -347,7 +347,8 @@ type getJSONObject struct {
 	json    Expr
 	pathStr string
 	path    []pathInstr
-	valid   bool // the path parsed (else every row is null)
+	valid   bool      // the path parsed (else every row is null)
+	evals   sync.Pool // *jsonPathEval, keeping their buffers across batches
 }
 
 func (e *getJSONObject) Type() sparktype.Type { return sparktype.StringType }
@@ -401,7 +402,15 @@ func (e *getJSONObject) Eval(ctx *exec.TaskContext, b *columnar.Batch) (arrow.Ar
 		return allNull(ctx.Alloc, arrow.BinaryTypes.String, n), nil
 	}
 	offs, data, m := operandBytes(o)
-	ev := &jsonPathEval{path: e.path, ver: JavaVersion()}
+	ev, _ := e.evals.Get().(*jsonPathEval)
+	if ev == nil {
+		ev = &jsonPathEval{path: e.path}
+	}
+	ev.ver = JavaVersion()
+	defer func() {
+		ev.p.in = nil // the batch's bytes are not ours to keep
+		e.evals.Put(ev)
+	}()
 	bld := array.NewStringBuilder(ctx.Alloc)
 	defer bld.Release()
 	bld.Reserve(n)

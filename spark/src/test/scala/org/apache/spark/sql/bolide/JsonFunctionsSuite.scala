@@ -80,6 +80,13 @@ class JsonFunctionsSuite extends BolideSuiteBase {
     }
     checkNative("SELECT id, typeof(id), typeof(j) FROM json_data", Seq(Scan, Project))
   }
+
+  @Test def intervalConstructorsStayInSpark(): Unit = {
+    // The engine carries no interval columns: make_dt_interval and make_ym_interval stay in Spark.
+    val df = checkNative("SELECT id, make_dt_interval(id, 2, 3, 4.5), make_ym_interval(id, 2) FROM json_data",
+      Seq(Scan))
+    assertFalse(nativeOperators(df).mkString(", "), nativeOperators(df).contains(Project))
+  }
 }
 
 object JsonFunctionsSuite {
