@@ -3,6 +3,7 @@ package expr
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"unicode/utf8"
 
@@ -32,13 +33,11 @@ import (
 //     to the next field of that name;
 //   - numbers are re-printed (1.10 -> 1.1, 1E2 -> 100.0), non-BMP chars inside quoted output
 //     become escaped surrogate pairs.
-// Only a literal path is native: Spark parses it once (a non-literal one per row). A path whose
-// scan Spark's Scala parser-combinators would treat differently than this reading is refused:
-// any whitespace (skipped before some path tokens, kept in others), invalid UTF-8, and an
-// index beyond a long (Spark fails the query).
+// Only a literal path is native: Spark parses it once (a non-literal one per row). Refused: a
+// path that is not valid UTF-8, and an index beyond a long (Spark fails the query).
 
 func init() {
-	Register("GetJsonObject", "get_json_object(json, path) with a literal path: Spark's Jackson evaluation ($, .name, ['name'], [n], [*]); null for invalid JSON or path; paths with whitespace refused", translateGetJSONObject)
+	Register("GetJsonObject", "get_json_object(json, path) with a literal path: Spark's Jackson evaluation ($, .name, ['name'], [n], [*]); null for invalid JSON or path", translateGetJSONObject)
 }
 
 type pathOp uint8
@@ -58,75 +57,94 @@ type pathInstr struct {
 }
 
 // parseJSONPath reads Spark's JsonPathParser grammar; ok is false when Spark's parse fails
-// (null results). refuse names a path this reading may not match Spark on.
+// (null results). refuse names a path Spark fails the query on, or this reading may not match.
+// The grammar is Scala's RegexParsers: its string and regex tokens skip whitespace (Java \s)
+// before them, its single-char tokens do not, and the end of the path may follow whitespace.
+// So a name keeps its inner and trailing spaces but not its leading ones, "$ .*" is a
+// wildcard while "$ .a" does not parse, and "[ 1]" is an index while "[1 ]" does not parse.
 func parseJSONPath(s string) (path []pathInstr, ok bool, refuse string) {
 	if !utf8.ValidString(s) {
 		return nil, false, "the path is not valid UTF-8"
 	}
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case ' ', '\t', '\n', '\v', '\f', '\r':
-			return nil, false, "the path contains whitespace (Spark's path parser skips it before some tokens)"
-		}
-	}
 	if len(s) == 0 || s[0] != '$' {
 		return nil, false, ""
+	}
+	skip := func(i int) int {
+		for i < len(s) && isPathSpace(s[i]) {
+			i++
+		}
+		return i
 	}
 	path = []pathInstr{}
 	i := 1
 	for i < len(s) {
-		rest := s[i:]
+		k := skip(i)
+		rest := s[k:]
 		switch {
-		case len(rest) >= 2 && rest[:2] == ".*":
+		case strings.HasPrefix(rest, ".*"):
 			path = append(path, pathInstr{op: pathWildcard})
-			i += 2
-		case len(rest) >= 5 && rest[:5] == "['*']":
+			i = k + 2
+			continue
+		case strings.HasPrefix(rest, "['*']"):
 			path = append(path, pathInstr{op: pathWildcard})
-			i += 5
-		case rest[0] == '.':
-			j := 1
-			for j < len(rest) && rest[j] != '.' && rest[j] != '[' {
+			i = k + 5
+			continue
+		case s[i] == '.':
+			from := skip(i + 1)
+			j := from
+			for j < len(s) && s[j] != '.' && s[j] != '[' {
 				j++
 			}
-			if j == 1 {
-				return nil, false, ""
-			}
-			path = append(path, pathInstr{op: pathKey}, pathInstr{op: pathNamed, name: []byte(rest[1:j])})
-			i += j
-		case len(rest) >= 2 && rest[:2] == "['":
-			j := 2
-			for j < len(rest) && rest[j] != '\'' {
-				j++
-			}
-			if j == 2 || j+1 >= len(rest) || rest[j+1] != ']' {
-				return nil, false, ""
-			}
-			path = append(path, pathInstr{op: pathKey}, pathInstr{op: pathNamed, name: []byte(rest[2:j])})
-			i += j + 2
-		case rest[0] == '[':
-			if len(rest) >= 3 && rest[1] == '*' && rest[2] == ']' {
-				path = append(path, pathInstr{op: pathSubscript}, pathInstr{op: pathWildcard})
-				i += 3
+			if j > from {
+				path = append(path, pathInstr{op: pathKey}, pathInstr{op: pathNamed, name: []byte(s[from:j])})
+				i = j
 				continue
 			}
-			j := 1
-			for j < len(rest) && isDigit(rest[j]) {
+		case strings.HasPrefix(rest, "['"):
+			from := skip(k + 2)
+			j := from
+			for j < len(s) && s[j] != '\'' {
 				j++
 			}
-			if j == 1 || j >= len(rest) || rest[j] != ']' {
-				return nil, false, ""
+			if j > from && strings.HasPrefix(s[j:], "']") {
+				path = append(path, pathInstr{op: pathKey}, pathInstr{op: pathNamed, name: []byte(s[from:j])})
+				i = j + 2
+				continue
 			}
-			n, err := strconv.ParseInt(rest[1:j], 10, 64)
-			if err != nil {
-				return nil, false, "the path has an array index beyond a long (Spark fails the query)"
-			}
-			path = append(path, pathInstr{op: pathSubscript}, pathInstr{op: pathIndex, index: n})
-			i += j + 1
-		default:
-			return nil, false, ""
 		}
+		// A subscript: '[' then '*' or digits (after optional whitespace), then ']' at once.
+		if s[i] != '[' {
+			break
+		}
+		if strings.HasPrefix(s[i:], "[*]") {
+			path = append(path, pathInstr{op: pathSubscript}, pathInstr{op: pathWildcard})
+			i += 3
+			continue
+		}
+		from := skip(i + 1)
+		j := from
+		for j < len(s) && isDigit(s[j]) {
+			j++
+		}
+		if j == from || j >= len(s) || s[j] != ']' {
+			break
+		}
+		n, err := strconv.ParseInt(s[from:j], 10, 64)
+		if err != nil {
+			return nil, false, "the path has an array index beyond a long (Spark fails the query)"
+		}
+		path = append(path, pathInstr{op: pathSubscript}, pathInstr{op: pathIndex, index: n})
+		i = j + 1
+	}
+	if skip(i) != len(s) {
+		return nil, false, ""
 	}
 	return path, true, ""
+}
+
+// isPathSpace is Java's \s.
+func isPathSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
 }
 
 type writeStyle uint8

@@ -96,7 +96,12 @@ func TestGetJSONObjectEval(t *testing.T) {
 	expectRows(t, "null path", got, err, "null", "null", "null", "null", "null")
 	got, err = run(t, getJSONObjectJSON(litStr(`[7,8]`), litStr("$[1]")), docs)
 	expectRows(t, "literal document", got, err, "8", "8", "8", "8", "8")
-	expectRefused(t, "whitespace", getJSONObjectJSON(col(0, "string"), litStr("$.a b")), "whitespace")
+	got, err = run(t, getJSONObjectJSON(litStr(`{"a b":1," c":2}`), litStr("$['a b']. c")), docs)
+	expectRows(t, "whitespace", got, err, "null", "null", "null", "null", "null")
+	got, err = run(t, getJSONObjectJSON(litStr(`{"a b":{"c":2}}`), litStr("$['a b']. c")), docs)
+	expectRows(t, "leading whitespace", got, err, "2", "2", "2", "2", "2")
+	got, err = run(t, getJSONObjectJSON(litStr(`{"x":1,"x ":3}`), litStr("$.x ")), docs)
+	expectRows(t, "trailing whitespace", got, err, "3", "3", "3", "3", "3")
 	expectRefused(t, "long index", getJSONObjectJSON(col(0, "string"), litStr("$[99999999999999999999]")), "beyond a long")
 	expectRefused(t, "column path", getJSONObjectJSON(col(0, "string"), col(0, "string")), "non-literal")
 }
