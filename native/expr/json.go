@@ -198,7 +198,11 @@ func (ev *jsonPathEval) walk(g *jsonGen, style writeStyle, path []pathInstr) (bo
 	tok := p.tok
 	switch {
 	case tok == tokString && len(path) == 0 && style == styleRaw:
-		return true, g.raw(p.text)
+		t, err := p.stringText()
+		if err != nil {
+			return false, err
+		}
+		return true, g.raw(t)
 	case tok == tokStartArray && len(path) == 0 && style == styleFlatten:
 		dirty := false
 		for {
@@ -681,10 +685,11 @@ func tupleRow(p *jsonScanner, g *jsonGen, names, vals [][]byte, in []byte) (ok b
 		}
 		from := len(g.buf)
 		if p.tok == tokString {
-			if hasSurrogate(p.text) {
+			t, err := p.stringText()
+			if err != nil || hasSurrogate(t) {
 				return false
 			}
-			g.buf = append(g.buf, p.text...)
+			g.buf = append(g.buf, t...)
 		} else {
 			g.ctx = append(g.ctx[:0], genCtx{})
 			if g.copyCurrent(p) != nil {

@@ -199,3 +199,41 @@ func TestJSONTupleFieldsShareAScan(t *testing.T) {
 	// Fields 0 and 1 of b1 remain computed and untaken: a new batch drops them.
 	fields[0].(*jsonTupleField).shared.drop()
 }
+
+// TestJSONLongStrings: Jackson refuses to read a string value of more than 20000000 chars, but
+// skips one (answers of Spark 4.1.3's evaluators).
+func TestJSONLongStrings(t *testing.T) {
+	const n = 20000000
+	long, longer := strings.Repeat("x", n), strings.Repeat("x", n+1)
+	for _, c := range []struct {
+		path, doc string
+		want      int // result length, -1 for null
+	}{
+		{"$.a", `{"a":"` + longer + `"}`, -1}, {"$.a", `{"a":"` + long + `"}`, n},
+		{"$.a", `{"a":1,"b":"` + longer + `"}`, 1}, {"$.a", `{"a":["` + longer + `"]}`, -1},
+		{"$.a", `{"a":["` + long + `"]}`, n + 4}, {"$[*]", `["` + longer + `"]`, -1},
+	} {
+		parsed, _, _ := parseJSONPath(c.path)
+		ev := &jsonPathEval{path: parsed, ver: 17}
+		got := -1
+		if out, ok := ev.eval([]byte(c.doc)); ok {
+			got = len(out)
+		}
+		if got != c.want {
+			t.Errorf("get_json_object(<%d chars>, %s): length %d, want %d", len(c.doc), c.path, got, c.want)
+		}
+	}
+	names := [][]byte{[]byte("a"), []byte("b")}
+	vals := make([][]byte, 2)
+	var p jsonScanner
+	var g jsonGen
+	if tupleRow(&p, &g, names, vals, []byte(`{"a":1,"b":"`+longer+`"}`)) {
+		t.Errorf("json_tuple over a string too long to read: not null")
+	}
+	if tupleRow(&p, &g, names, vals, []byte(`{"a":1,"b":["`+longer+`"]}`)) {
+		t.Errorf("json_tuple copying a string too long to read: not null")
+	}
+	if !tupleRow(&p, &g, names, vals, []byte(`{"a":1,"c":"`+longer+`"}`)) || string(vals[0]) != "1" {
+		t.Errorf("json_tuple skipping a string too long to read: %q", vals)
+	}
+}

@@ -252,7 +252,11 @@ func (g *jsonGen) copyCurrent(p *jsonScanner) error {
 func (g *jsonGen) copyScalar(p *jsonScanner) error {
 	switch p.tok {
 	case tokString:
-		g.str(p.text)
+		t, err := p.stringText()
+		if err != nil {
+			return err
+		}
+		g.str(t)
 	case tokInt:
 		g.intText(p.text)
 	case tokFloat:

@@ -20,6 +20,8 @@ import (
 //   - StreamReadConstraints: nesting deeper than 1000, an integer of more than 1000 digits, a
 //     float of more than 1000 digits (integer, fraction and exponent digits together), a field
 //     name of more than 50000 chars are errors even in skipped values;
+//   - a string value longer than 20000000 chars is an error where its text is read (written out),
+//     not where it is skipped;
 //   - a root scalar number must be followed by whitespace or the end; true, false and null must
 //     not run into a Java identifier character; anything after a complete root value is never
 //     read (Spark reads one value).
@@ -44,6 +46,7 @@ const (
 )
 
 const (
+	jsonMaxString     = 20_000_000 // chars of a string value read (a skipped one is not checked)
 	jsonMaxDepth      = 1000
 	jsonMaxNumberLen  = 1000
 	jsonMaxNameLength = 50000
@@ -421,6 +424,15 @@ func appendWTF8(out []byte, r rune) []byte {
 		return append(out, 0xE0|byte(r>>12), 0x80|byte(r>>6)&0x3F, 0x80|byte(r)&0x3F)
 	}
 	return utf8.AppendRune(out, r)
+}
+
+// stringText is the current string value's text, or an error when Jackson refuses to read one
+// that long (StreamReadConstraints.maxStringLength).
+func (p *jsonScanner) stringText() ([]byte, error) {
+	if len(p.text) > jsonMaxString && utf16Len(p.text) > jsonMaxString {
+		return nil, errJSON
+	}
+	return p.text, nil
 }
 
 // skipChildren is JsonParser.skipChildren: past the end of the container the current token
