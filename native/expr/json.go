@@ -503,6 +503,9 @@ func JSONTupleFields(args []*plan.Expr, conf *plan.Conf) ([]Expr, error) {
 	if len(args) < 2 {
 		return nil, unsupported("json_tuple with %d arguments", len(args))
 	}
+	if why := javaToStringUnknown(); why != "" {
+		return nil, unsupported("json_tuple: %s", why)
+	}
 	j, err := Translate(args[0], conf)
 	if err != nil {
 		return nil, err
