@@ -18,7 +18,7 @@ func TestFunctionStatus(t *testing.T) {
 		{BuiltinFunction{Name: "y", Class: cat + "aggregate.Add", Kind: "aggregate"}, fnSpark},
 		{BuiltinFunction{Name: "nvl", Class: cat + "Nvl", Kind: "replaceable"}, fnRewritten},
 		{BuiltinFunction{Name: "no_such_function", Class: cat + "NoSuchFunction", Kind: "scalar"}, fnSpark},
-		{BuiltinFunction{Name: "json_tuple", Class: cat + "JsonTuple", Kind: "generator"}, fnSpark},
+		{BuiltinFunction{Name: "sql_keywords", Class: cat + "SQLKeywords", Kind: "generator"}, fnSpark},
 		// stack is a generator class that BolideGenerate runs.
 		{BuiltinFunction{Name: "stack", Class: cat + "Stack", Kind: "generator"}, fnNative},
 	}

@@ -14,14 +14,14 @@ import (
 func init() {
 	Register(Rule{SparkClass: "GenerateExec", Name: "BolideGenerate", ConfKey: "generate",
 		Doc: "explode, explode_outer, posexplode, posexplode_outer (arrays and maps), inline, " +
-			"inline_outer and stack: the generator's arguments must be supported; rows come out in " +
+			"inline_outer, stack and json_tuple (literal field names): the generator's arguments must be supported; rows come out in " +
 			"Spark's order, in batches of the usual size however large an array",
 		Build: buildGenerate})
 }
 
 // generators are the Generator classes BolideGenerate runs (the doc status of stack, the one of
 // them Spark's function registry names by its class, comes from here).
-var generators = map[string]bool{"Explode": true, "PosExplode": true, "Inline": true, "Stack": true}
+var generators = map[string]bool{"Explode": true, "PosExplode": true, "Inline": true, "Stack": true, "JsonTuple": true}
 
 // GeneratorSupported reports whether BolideGenerate runs a Generator class (short name).
 func GeneratorSupported(short string) bool { return generators[short] }
@@ -104,6 +104,16 @@ func buildGenerate(n *plan.Node, children []exec.Operator, conf *plan.Conf) (exe
 			}
 			spec.StackArgs = append(spec.StackArgs, x)
 		}
+	case "JsonTuple":
+		// One row per input row: stack(1, field 1, ..., field n) with a string expression per field.
+		args, err := gen.Children("children")
+		if err != nil {
+			return nil, err
+		}
+		if spec.StackArgs, err = expr.JSONTupleFields(args, conf); err != nil {
+			return nil, err
+		}
+		spec.Kind, spec.StackRows = ops.GenStack, 1
 	}
 	return ops.NewGenerate(children[0], required, spec, schema)
 }
