@@ -45,10 +45,23 @@ func functionStatus(f BuiltinFunction) string {
 		return fnNative
 	case f.Kind != "aggregate" && expr.Registered(short):
 		return fnNative
-	case f.Kind == "replaceable":
+	case f.Kind == "replaceable" || resolvedBeforePlanning[short]:
 		return fnRewritten
 	}
 	return fnSpark
+}
+
+// resolvedBeforePlanning are the classes Spark's analyzer or optimizer always replaces before a
+// physical plan exists, so no operator ever holds them: the current time and session functions
+// become literals (the optimizer's ComputeCurrentTime and ReplaceCurrentLike, once per query, as
+// Spark documents), grouping and grouping_id columns of the Expand that GROUPING SETS, CUBE and
+// ROLLUP build (ResolveGroupingAnalytics), and the time windows an Expand or a Filter over
+// computed window columns (TimeWindowing, SessionWindowing, ResolveWindowTime).
+var resolvedBeforePlanning = map[string]bool{
+	"CurrentDate": true, "CurrentTimestamp": true, "Now": true, "LocalTimestamp": true,
+	"CurrentTime": true, "CurrentTimeZone": true, "CurrentDatabase": true, "CurrentCatalog": true,
+	"CurrentUser": true, "Grouping": true, "GroupingID": true, "TimeWindow": true,
+	"SessionWindow": true, "WindowTime": true,
 }
 
 // FunctionsDoc renders the table of every Spark built-in function with how Bolide runs it.
@@ -70,9 +83,14 @@ func FunctionsDoc(fns []BuiltinFunction, sparkVersion string) string {
 	b.WriteString("- *native*: the engine translates the expression class; it may still refuse an argument type ")
 	b.WriteString("or mode, and then says why in `EXPLAIN EXTENDED` (the notes in supported.md list what each covers).\n")
 	b.WriteString("- *rewritten by Spark*: a RuntimeReplaceable expression or an ExpressionBuilder; Spark ")
-	b.WriteString("replaces it before planning (e.g. `nvl` becomes `coalesce`, `ceil` a Ceil), and Bolide sees the replacement.\n")
+	b.WriteString("replaces it before planning (e.g. `nvl` becomes `coalesce`, `ceil` a Ceil), and Bolide sees the replacement. ")
+	b.WriteString("So do the functions Spark's analyzer or optimizer always resolves: the current date, time, user and ")
+	b.WriteString("database become literals, `grouping` and `grouping_id` columns of an Expand, `window`, `session_window` ")
+	b.WriteString("and `window_time` computed columns.\n")
 	b.WriteString("- *Spark*: not native yet. The operator that holds it stays in Spark, with the reason; ")
-	b.WriteString("the rest of the plan stays native around it.\n\n")
+	b.WriteString("the rest of the plan stays native around it. With `spark.bolide.dispatch.enabled=true`, a deterministic ")
+	b.WriteString("one over atomic types in a Project's list or a Filter's condition is evaluated by Spark's own code inside ")
+	b.WriteString("the native operator instead (dispatch: EXPLAIN marks it `dispatch(Class)`).\n\n")
 	b.WriteString("| function | Spark class | group | Bolide |\n|---|---|---|---|\n")
 	for _, f := range fns {
 		name := strings.ReplaceAll(f.Name, "|", `\|`)
