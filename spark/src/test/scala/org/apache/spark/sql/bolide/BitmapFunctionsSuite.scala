@@ -17,6 +17,8 @@ import org.apache.spark.sql.execution.aggregate.SortAggregateExec
 class BitmapFunctionsSuite extends BolideSuiteBase {
   private val Agg = "BolideHashAggregate"
 
+  private val Project = "BolideProject"
+
   @Before def setUp(): Unit = BitmapFunctionsSuite.ensure(spark)
 
   private val all = "bitmap_construct_agg(pos), bitmap_construct_agg(small), bitmap_or_agg(bm), " +
@@ -91,6 +93,37 @@ class BitmapFunctionsSuite extends BolideSuiteBase {
     assertFalse(s"no native aggregate expected: ${nativeOperators(df)}", nativeOperators(df).contains(Agg))
     assertTrue("the aggregates should stay in Spark", sparkSortAggregates(grouped) >= 1)
   }
+
+  // array_sort with the default comparator (native/expr/arraysortdefault.go): ascending, nulls
+  // last, NaN greatest, -0.0 and 0.0 equal (input order kept; the rendering tells them apart).
+  @Test def arraySortDefault(): Unit = {
+    for (ansi <- Seq("true", "false")) {
+      withConf("spark.sql.ansi.enabled" -> ansi) {
+        checkNative("SELECT id, array_sort(ai), array_sort(ad), array_sort(af), array_sort(astr), " +
+          "transform(array_sort(abin), b -> hex(b)), " +
+          "array_sort(adec), array_sort(adate), array_sort(ats), array_sort(abool), array_sort(al) FROM arrsort",
+          Seq(Project))
+      }
+    }
+    // Elements that cannot be null: the optimizer folds the comparator's null tests away.
+    checkNative("SELECT id, array_sort(array(coalesce(cast(id % 7 as int), 0), cast(id % 3 as int), 1)), " +
+      "array_sort(array(coalesce(cast(id % 5 as string), 'zz'), 'b', 'é')), " +
+      "array_sort(array(coalesce(case id % 4 when 0 then cast('NaN' as double) when 1 then -0.0d " +
+      "when 2 then 0.0d end, -1.5d), 0.0d, -0.0d)) FROM arrsort", Seq(Project))
+  }
+
+  @Test def arraySortRefused(): Unit = {
+    // A user comparator (even one sorting the same way) stays in Spark, with the same answers.
+    val user = "SELECT id, array_sort(ai, (l, r) -> case when l < r then 1 when l > r then -1 else 0 end) " +
+      "FROM arrsort WHERE forall(ai, x -> x IS NOT NULL)"
+    val df = checkNative(user, Seq())
+    assertFalse(s"array_sort with a comparator ran natively: ${nativeOperators(df)}",
+      nativeOperators(df).contains(Project))
+    // Arrays of arrays: not an element type of the kernel.
+    val nested = "SELECT id, array_sort(array(ai, array(1))) FROM arrsort"
+    val df2 = checkNative(nested, Seq())
+    assertFalse(s"array_sort of arrays ran natively: ${nativeOperators(df2)}", nativeOperators(df2).contains(Project))
+  }
 }
 
 object BitmapFunctionsSuite {
@@ -118,5 +151,28 @@ object BitmapFunctionsSuite {
       "cast(null as bigint) as nlong"
     ).write.mode("overwrite").parquet(TestData.path("bitmaps"))
     spark.read.parquet(TestData.path("bitmaps")).createOrReplaceTempView("bitmaps")
+
+    def arr(n: String, elem: String): String =
+      s"if(id % 10 = 0, null, transform(sequence(0, cast(id % $n as int)), x -> $elem))"
+    spark.range(0, 5000, 1, 4).selectExpr(
+      "id",
+      arr("8", "if((x + id) % 4 = 0, null, cast((x * 7919 + id) % 13 - 6 as int))") + " as ai",
+      arr("8", "case (x + id) % 7 when 0 then null when 1 then -0.0d when 2 then 0.0d " +
+        "when 3 then cast('NaN' as double) when 4 then cast('-Infinity' as double) " +
+        "else (x * id % 11) / 3.0d - 1 end") + " as ad",
+      arr("6", "cast(case (x + id) % 5 when 0 then null when 1 then -0.0d when 2 then cast('NaN' as double) " +
+        "else (x * id % 5) - 2.5d end as float)") + " as af",
+      arr("6", "case (x + id) % 6 when 0 then null when 1 then '' when 2 then 'é' when 3 then 'zü漢' " +
+        "else concat('a', cast(x * id % 9 as string)) end") + " as astr",
+      arr("5", "case (x + id) % 5 when 0 then null when 1 then X'' when 2 then X'FF00' when 3 then X'7F' " +
+        "else cast(cast(x * id % 9 as string) as binary) end") + " as abin",
+      arr("4", "if(x = 1, null, cast((x * id % 17 - 8) / 4 as decimal(10,2)))") + " as adec",
+      arr("5", "if((x + id) % 4 = 0, null, date_add(date'2020-01-01', cast((x * id) % 100 - 50 as int)))") +
+        " as adate",
+      arr("5", "if((x + id) % 4 = 1, null, timestamp_seconds((x * id) % 1000 - 500))") + " as ats",
+      arr("5", "if((x + id) % 3 = 0, null, (x + id) % 2 = 0)") + " as abool",
+      arr("6", "if((x + id) % 5 = 2, null, (x * 1000000000007 + id) % 99991 - 50000)") + " as al"
+    ).write.mode("overwrite").parquet(TestData.path("arrsort"))
+    spark.read.parquet(TestData.path("arrsort")).createOrReplaceTempView("arrsort")
   }
 }
