@@ -28,6 +28,8 @@ type arrSortExpr struct {
 	asc  bool
 	elem sparktype.Type
 	typ  sparktype.Type
+	// nullsLast: array_sort's default comparator (arraysortdefault.go), ascending with nulls last.
+	nullsLast bool
 }
 
 func translateSortArray(e *plan.Expr, conf *plan.Conf) (Expr, error) {
@@ -56,7 +58,12 @@ func translateSortArray(e *plan.Expr, conf *plan.Conf) (Expr, error) {
 
 func (s *arrSortExpr) Type() sparktype.Type { return s.typ }
 func (s *arrSortExpr) mayFail() bool        { return mayFail(s.arr) }
-func (s *arrSortExpr) String() string       { return fmt.Sprintf("sort_array(%s, %t)", s.arr, s.asc) }
+func (s *arrSortExpr) String() string {
+	if s.nullsLast {
+		return fmt.Sprintf("array_sort(%s)", s.arr)
+	}
+	return fmt.Sprintf("sort_array(%s, %t)", s.arr, s.asc)
+}
 
 func (s *arrSortExpr) Eval(ctx *exec.TaskContext, b *columnar.Batch) (arrow.Array, error) {
 	l, err := arrEvalList(ctx, b, s.arr, s)
@@ -123,7 +130,7 @@ func (s *arrSortExpr) Eval(ctx *exec.TaskContext, b *columnar.Batch) (arrow.Arra
 			}
 		}
 		slices.SortStableFunc(vals, c)
-		if s.asc {
+		if s.asc && !s.nullsLast {
 			for ; nulls > 0; nulls-- {
 				out.addNull()
 			}

@@ -54,8 +54,9 @@ object BolideErrors {
         // invalidNumberFormatError and bitPositionRangeError; sequence's illegal boundaries (the
         // generated code of Sequence raises it as a SparkIllegalArgumentException).
         new SparkIllegalArgumentException(cls, params)
-      } else if (cls == "INVALID_ARRAY_INDEX" || cls == "INVALID_ARRAY_INDEX_IN_ELEMENT_AT") {
-        // invalidArrayIndexError, invalidElementAtIndexError.
+      } else if (cls == "INVALID_ARRAY_INDEX" || cls == "INVALID_ARRAY_INDEX_IN_ELEMENT_AT" ||
+        cls == "INVALID_BITMAP_POSITION") {
+        // invalidArrayIndexError, invalidElementAtIndexError, invalidBitmapPositionError.
         new SparkArrayIndexOutOfBoundsException(cls, params, Array.empty[QueryContext], "")
       } else {
         new SparkRuntimeException(cls, params)
