@@ -30,12 +30,17 @@ import (
 	"github.com/bolide-dev/bolide/native/sparktype"
 )
 
-// DispatchEnabledKey turns dispatch to the JVM on (BolideConf.DISPATCH_ENABLED; default off).
+// DispatchEnabledKey turns dispatch to the JVM off (BolideConf.DISPATCH_ENABLED; default on).
 const DispatchEnabledKey = "spark.bolide.dispatch.enabled"
 
-// DispatchEnabled reads spark.bolide.dispatch.enabled (default false).
+// DispatchEnabled reads spark.bolide.dispatch.enabled (default true: the JVM sends only the
+// settings a session set).
 func DispatchEnabled(conf *plan.Conf) bool {
-	return conf != nil && strings.EqualFold(strings.TrimSpace(conf.Settings[DispatchEnabledKey]), "true")
+	if conf == nil {
+		return true
+	}
+	v, ok := conf.Settings[DispatchEnabledKey]
+	return !ok || !strings.EqualFold(strings.TrimSpace(v), "false")
 }
 
 // ExpressionKey is the setting that disables the native translator of one expression class.

@@ -76,9 +76,16 @@ func sinJSON(child string) string { return node("Sin", "double", "child", child)
 
 func TestDispatchDecision(t *testing.T) {
 	// Dispatch off: the native refusal stands, word for word.
-	_, err := TranslateOrDispatch(encoded(t, sinJSON(col(1, "double"))), &plan.Conf{})
+	_, err := TranslateOrDispatch(encoded(t, sinJSON(col(1, "double"))),
+		&plan.Conf{Settings: map[string]string{DispatchEnabledKey: "false"}})
 	if err == nil || err.Error() != "expression Sin is not supported natively" {
 		t.Errorf("dispatch off: got %v", err)
+	}
+	// On by default (the JVM sends only the settings a session set).
+	if x, err := TranslateOrDispatch(encoded(t, sinJSON(col(1, "double"))), &plan.Conf{}); err != nil {
+		t.Errorf("dispatch by default: got %v", err)
+	} else if _, ok := x.(*Dispatched); !ok {
+		t.Errorf("dispatch by default: got %T", x)
 	}
 
 	// On: the expression is dispatched with its input columns, once each.

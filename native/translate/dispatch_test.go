@@ -37,18 +37,22 @@ func TestDecideDispatches(t *testing.T) {
 		"children": []any{scan}}
 
 	on := plan.Conf{Settings: map[string]string{"spark.bolide.dispatch.enabled": "true"}}
+	off := plan.Conf{Settings: map[string]string{"spark.bolide.dispatch.enabled": "false"}}
 	for _, c := range []struct {
 		node  map[string]any
 		name  string
 		class string
 	}{{project, "BolideProject", "Sin"}, {filter, "BolideFilter", "GreaterThan"}} {
-		d := Decide(&plan.PlanRequest{Conf: on, Plan: decode(t, c.node)}).Decisions
-		top := d[len(d)-1]
-		if !top.Native || top.Name != c.name || len(top.Dispatched) != 1 || top.Dispatched[0] != c.class {
-			t.Errorf("%s with dispatch: %+v", c.name, top)
+		// Set on, and by default (the JVM sends only the settings a session set).
+		for _, conf := range []plan.Conf{on, {}} {
+			d := Decide(&plan.PlanRequest{Conf: conf, Plan: decode(t, c.node)}).Decisions
+			top := d[len(d)-1]
+			if !top.Native || top.Name != c.name || len(top.Dispatched) != 1 || top.Dispatched[0] != c.class {
+				t.Errorf("%s with dispatch (settings %v): %+v", c.name, conf.Settings, top)
+			}
 		}
-		d = Decide(&plan.PlanRequest{Plan: decode(t, c.node)}).Decisions
-		top = d[len(d)-1]
+		d := Decide(&plan.PlanRequest{Conf: off, Plan: decode(t, c.node)}).Decisions
+		top := d[len(d)-1]
 		if top.Native || !strings.HasSuffix(top.Reason, "expression Sin is not supported natively") {
 			t.Errorf("%s without dispatch: %+v", c.name, top)
 		}

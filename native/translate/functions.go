@@ -26,12 +26,15 @@ type BuiltinFunction struct {
 const (
 	fnNative    = "native"
 	fnRewritten = "rewritten by Spark"
+	fnDispatch  = "dispatch"
 	fnSpark     = "Spark"
 )
 
 // functionStatus says how Bolide runs a built-in: natively (the engine registers its class),
 // rewritten (Spark replaces it before planning, so it is native exactly when its replacement is),
-// or in Spark (the operator that holds it falls back, with the reason in EXPLAIN).
+// dispatched (a scalar function the engine has no kernel for: inside a native Project or Filter
+// the JVM evaluates it with Spark's code, expr.NewDispatched), or in Spark (the operator that holds
+// it falls back, with the reason in EXPLAIN; sparkReason says why for the doc).
 func functionStatus(f BuiltinFunction) string {
 	short := plan.ShortClass(f.Class)
 	switch {
@@ -47,8 +50,44 @@ func functionStatus(f BuiltinFunction) string {
 		return fnNative
 	case f.Kind == "replaceable" || resolvedBeforePlanning[short]:
 		return fnRewritten
+	case f.Kind == "scalar" && notDispatched[short] == "":
+		return fnDispatch
 	}
 	return fnSpark
+}
+
+// sparkReason is why a function of status fnSpark is neither native nor dispatched.
+func sparkReason(f BuiltinFunction) string {
+	if why := notDispatched[plan.ShortClass(f.Class)]; why != "" {
+		return why
+	}
+	switch f.Kind {
+	case "aggregate":
+		return "an aggregate function: its aggregate operator stays in Spark"
+	case "window":
+		return "a window function: its window operator stays in Spark"
+	case "generator":
+		return "a generator: its Generate stays in Spark"
+	}
+	return "not supported"
+}
+
+// notDispatched are the scalar functions without a kernel that dispatch cannot take either (what
+// expr.NewDispatched refuses for every use of the class), with the reason.
+var notDispatched = map[string]string{
+	"CsvToStructs":            "returns a struct: dispatch carries atomic types only",
+	"JsonToStructs":           "returns a struct: dispatch carries atomic types only",
+	"XmlToStructs":            "returns a struct: dispatch carries atomic types only",
+	"StructsToXml":            "reads a struct: dispatch carries atomic types only",
+	"ApproxTopKEstimate":      "reads a sketch struct: dispatch carries atomic types only",
+	"ToVariantObject":         "returns a variant, which the engine does not carry",
+	"MakeDTInterval":          "returns an interval, which the engine does not carry",
+	"MakeYMInterval":          "returns an interval, which the engine does not carry",
+	"MakeInterval":            "returns an interval, which the engine does not carry",
+	"InputFileName":           "not deterministic (reads the task's current file)",
+	"InputFileBlockStart":     "not deterministic (reads the task's current file)",
+	"InputFileBlockLength":    "not deterministic (reads the task's current file)",
+	"CallMethodViaReflection": "not deterministic (calls arbitrary Java code)",
 }
 
 // resolvedBeforePlanning are the classes Spark's analyzer or optimizer always replaces before a
@@ -78,8 +117,8 @@ func FunctionsDoc(fns []BuiltinFunction, sparkVersion string) string {
 	fmt.Fprintf(&b, "Spark %s has %d built-in functions (names; aliases count separately, as Spark lists them): ",
 		sparkVersion, len(fns))
 	fmt.Fprintf(&b, "**%d native**, %d rewritten by Spark into other expressions before planning "+
-		"(native exactly when the rewrite is: see the plan), %d run by Spark.\n\n", count[fnNative],
-		count[fnRewritten], count[fnSpark])
+		"(native exactly when the rewrite is: see the plan), %d dispatched to Spark's code inside native "+
+		"operators, %d run by Spark.\n\n", count[fnNative], count[fnRewritten], count[fnDispatch], count[fnSpark])
 	b.WriteString("- *native*: the engine translates the expression class; it may still refuse an argument type ")
 	b.WriteString("or mode, and then says why in `EXPLAIN EXTENDED` (the notes in supported.md list what each covers).\n")
 	b.WriteString("- *rewritten by Spark*: a RuntimeReplaceable expression or an ExpressionBuilder; Spark ")
@@ -87,14 +126,20 @@ func FunctionsDoc(fns []BuiltinFunction, sparkVersion string) string {
 	b.WriteString("So do the functions Spark's analyzer or optimizer always resolves: the current date, time, user and ")
 	b.WriteString("database become literals, `grouping` and `grouping_id` columns of an Expand, `window`, `session_window` ")
 	b.WriteString("and `window_time` computed columns.\n")
-	b.WriteString("- *Spark*: not native yet. The operator that holds it stays in Spark, with the reason; ")
-	b.WriteString("the rest of the plan stays native around it. With `spark.bolide.dispatch.enabled=true`, a deterministic ")
-	b.WriteString("one over atomic types in a Project's list or a Filter's condition is evaluated by Spark's own code inside ")
-	b.WriteString("the native operator instead (dispatch: EXPLAIN marks it `dispatch(Class)`).\n\n")
+	b.WriteString("- *dispatch*: no native kernel. In a native Project's list or Filter's condition, the JVM evaluates it ")
+	b.WriteString("with Spark's own code, one call per batch, and the operator stays native (EXPLAIN marks it ")
+	b.WriteString("`dispatch(Class)`; `spark.bolide.dispatch.enabled=false` sends its operator back to Spark instead). ")
+	b.WriteString("Elsewhere (an aggregate's input, a join condition, a sort key), or when the call is not deterministic ")
+	b.WriteString("or reads or returns a nested type, its operator stays in Spark with the reason.\n")
+	b.WriteString("- *Spark*: its operator stays in Spark, for the reason given; the rest of the plan stays native around it.\n\n")
 	b.WriteString("| function | Spark class | group | Bolide |\n|---|---|---|---|\n")
 	for _, f := range fns {
 		name := strings.ReplaceAll(f.Name, "|", `\|`)
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", name, plan.ShortClass(f.Class), f.Group, functionStatus(f))
+		status := functionStatus(f)
+		if status == fnSpark {
+			status += ": " + sparkReason(f)
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", name, plan.ShortClass(f.Class), f.Group, status)
 	}
 	return b.String()
 }

@@ -47,7 +47,7 @@ object BolideConf {
       "store the latency of the next files overlaps the decoding of the current one). 1 opens them " +
       "one after another.")
 
-  val DISPATCH_ENABLED: Entry = entry("spark.bolide.dispatch.enabled", "false",
+  val DISPATCH_ENABLED: Entry = entry("spark.bolide.dispatch.enabled", "true",
     "When a native Project or Filter meets an expression the engine cannot evaluate, keep the " +
       "operator native and have the JVM evaluate that expression with Spark's own code, one call " +
       "per batch (deterministic, row-by-row expressions of atomic types). Off, the operator stays " +

@@ -122,7 +122,7 @@ class AggWindow2Suite extends BolideSuiteBase {
       Seq("BolideProject"))
   }
 
-  @Test def refusedToCsvFallsBack(): Unit = {
+  @Test def refusedToCsvFallsBack(): Unit = withoutDispatch {
     val df = checkNative("SELECT id, to_csv(named_struct('a', s, 'b', i)) AS c FROM aw2", Seq.empty)
     assertFalse(nativeOperators(df).contains("BolideProject"))
     assertTrue(bolideReport(df), bolideReport(df).contains("to_csv of a string field"))

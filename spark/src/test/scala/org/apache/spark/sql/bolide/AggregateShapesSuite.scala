@@ -191,7 +191,7 @@ class AggregateShapesSuite extends BolideSuiteBase {
     assertTrue(nativeOperators(df).contains(Coalesce))
   }
 
-  @Test def coalesceStaysInSparkOverSparkOperators(): Unit = {
+  @Test def coalesceStaysInSparkOverSparkOperators(): Unit = withoutDispatch {
     // regexp_replace with (?i) is not native: the coalesce over Spark's project stays in Spark, with its reason.
     val df = checkNative("SELECT /*+ COALESCE(2) */ regexp_replace(str, '(?i)a', 'b') AS h FROM types", Seq.empty)
     assertFalse(nativeOperators(df).contains(Coalesce))

@@ -258,7 +258,7 @@ class BolideQuerySuite extends BolideSuiteBase {
       Seq(Scan, Filter, Agg, Agg))
   }
 
-  @Test def fallbackCarriesAReason(): Unit = {
+  @Test def fallbackCarriesAReason(): Unit = withoutDispatch {
     val df = checkNative("SELECT regexp_replace(str, '(?i)a', 'b') AS u, id FROM types WHERE i > 0", Seq(Scan, Filter))
     val text = extendedExplain(df)
     assertTrue(text, text.contains("Bolide:"))

@@ -89,6 +89,13 @@ trait BolideSuiteBase {
     }
   }
 
+  /**
+   * Runs body with expression dispatch off (spark.bolide.dispatch.enabled=false): an expression the
+   * engine refuses then sends its operator back to Spark, with the reason a test asserts. By
+   * default such an expression is dispatched and the operator stays native (DispatchSuite).
+   */
+  def withoutDispatch[T](body: => T): T = withConf("spark.bolide.dispatch.enabled" -> "false")(body)
+
   /** The final physical plan's nodes, looking through AQE and query stages. */
   def planNodes(plan: SparkPlan): Seq[SparkPlan] = {
     val out = ArrayBuffer.empty[SparkPlan]

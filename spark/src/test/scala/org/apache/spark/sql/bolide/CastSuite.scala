@@ -137,7 +137,8 @@ class CastSuite extends BolideSuiteBase {
     }
   }
 
-  @Test def refusedCastsSayWhy(): Unit = withConf("spark.sql.ansi.enabled" -> "false") {
+  @Test def refusedCastsSayWhy(): Unit =
+    withConf("spark.sql.ansi.enabled" -> "false", "spark.bolide.dispatch.enabled" -> "false") {
     val df = checkNative("SELECT id, cast(unhex(hex(s)) AS STRING) FROM cast_gen", Seq(Scan))
     assertTrue(bolideReport(df), bolideReport(df).contains("cast from binary to string"))
     withConf("spark.sql.legacy.timeParserPolicy" -> "LEGACY") {

@@ -87,14 +87,16 @@ class DatetimePatternSuite extends BolideSuiteBase {
   }
 
   /** Zone names, localized offsets and era letters are refused: Spark formats, with the same answer. */
-  @Test def dateFormatFallsBack(): Unit = Seq("yyyy-MM-dd HH:mm z", "yyyy G", "ZZZZ", "VV", "XXXXX").foreach { p =>
-    val q = s"SELECT id, date_format(ts, '$p') FROM dtp_gen"
-    val expected = withConf("spark.bolide.enabled" -> "false")(canonical(spark.sql(q).collect().toSeq).sorted)
-    val df = spark.sql(q)
-    assertEquals(expected, canonical(df.collect().toSeq).sorted)
-    assertFalse(s"the projection must stay in Spark:\n${df.queryExecution.executedPlan}",
-      nativeOperators(df).contains(Project))
-    assertTrue(bolideReport(df), bolideReport(df).contains("not supported natively"))
+  @Test def dateFormatFallsBack(): Unit = withoutDispatch {
+    Seq("yyyy-MM-dd HH:mm z", "yyyy G", "ZZZZ", "VV", "XXXXX").foreach { p =>
+      val q = s"SELECT id, date_format(ts, '$p') FROM dtp_gen"
+      val expected = withConf("spark.bolide.enabled" -> "false")(canonical(spark.sql(q).collect().toSeq).sorted)
+      val df = spark.sql(q)
+      assertEquals(expected, canonical(df.collect().toSeq).sorted)
+      assertFalse(s"the projection must stay in Spark:\n${df.queryExecution.executedPlan}",
+        nativeOperators(df).contains(Project))
+      assertTrue(bolideReport(df), bolideReport(df).contains("not supported natively"))
+    }
   }
 
   @Test def fromUnixTime(): Unit = inZones { _ =>
@@ -112,7 +114,7 @@ class DatetimePatternSuite extends BolideSuiteBase {
   }
 
   /** Strings are parsed by Spark: unix_timestamp of a string stays there. */
-  @Test def unixTimestampOfStringFallsBack(): Unit = {
+  @Test def unixTimestampOfStringFallsBack(): Unit = withoutDispatch {
     val q = "SELECT id, unix_timestamp(zone, 'yyyy') FROM dtp_gen"
     val expected = withConf("spark.bolide.enabled" -> "false", "spark.sql.ansi.enabled" -> "false")(
       canonical(spark.sql(q).collect().toSeq).sorted)
@@ -124,7 +126,7 @@ class DatetimePatternSuite extends BolideSuiteBase {
   }
 
   /** A zone per row is refused: the projection stays in Spark and still answers. */
-  @Test def zoneColumnFallsBack(): Unit = {
+  @Test def zoneColumnFallsBack(): Unit = withoutDispatch {
     val q = "SELECT id, from_utc_timestamp(ts, zone), to_utc_timestamp(ts, zone) FROM dtp_gen"
     val expected = withConf("spark.bolide.enabled" -> "false")(canonical(spark.sql(q).collect().toSeq).sorted)
     val df = spark.sql(q)

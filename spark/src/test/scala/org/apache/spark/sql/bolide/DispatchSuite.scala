@@ -1,13 +1,13 @@
 package org.apache.spark.sql.bolide
 
-import org.junit.{After, Before, Test}
+import org.junit.{Before, Test}
 import org.junit.Assert._
 
 import org.apache.spark.sql.{DataFrame, SparkSession}
 
 /**
- * Expression dispatch (native/expr/dispatch.go, BolideDispatcher): with
- * spark.bolide.dispatch.enabled, a Project or Filter holding an expression the engine has no
+ * Expression dispatch (native/expr/dispatch.go, BolideDispatcher), on by default
+ * (spark.bolide.dispatch.enabled): a Project or Filter holding an expression the engine has no
  * kernel for stays native and the JVM evaluates that expression with Spark's own code, one call
  * per batch. Every query runs with Bolide off and on over a Parquet table of several batches
  * with nulls; the answers must be identical, the operator native, and the expression reported
@@ -23,10 +23,7 @@ class DispatchSuite extends BolideSuiteBase {
   @Before def setUp(): Unit = {
     DispatchSuite.ensure(spark)
     spark.udf.register("dispatch_len", (v: String) => if (v == null) -1 else v.length)
-    spark.conf.set("spark.bolide.dispatch.enabled", "true")
   }
-
-  @After def tearDown(): Unit = spark.conf.unset("spark.bolide.dispatch.enabled")
 
   /** The classes dispatched by the native operators of df's executed plan. */
   private def dispatched(df: DataFrame): Seq[String] =
@@ -151,6 +148,48 @@ class DispatchSuite extends BolideSuiteBase {
       // No zero divisor: no error either way, and the answer is Spark's.
       checkDispatched("SELECT id, i div z FROM dispatch_data WHERE z <> 0", Seq(Scan, Project), "IntegralDivide")
     }
+  }
+
+  /**
+   * The forms the other suites show refused with dispatch off (their operator in Spark, with the
+   * reason) are dispatched by default: same answers, operator native.
+   */
+  @Test def refusedFormsAreDispatchedByDefault(): Unit = {
+    Seq(
+      "regexp_replace(s, '(?i)S', 'b')" -> "RegExpReplace", // RegexFunctionsSuite: outside the safe subset
+      "format_number(x, '#,##0.0')" -> "FormatNumber", // FormatFunctionsSuite: a pattern argument
+      "date_format(ts, 'yyyy G')" -> "DateFormatClass", // DatetimePatternSuite: era letters
+      "hash(array(i, z))" -> "Murmur3Hash", // HashSuite: hash of an array
+      "levenshtein(s, u, i)" -> "Levenshtein", // FunctionsSuite: a nullable threshold
+      "cot(x)" -> "Cot" // MathFunctionsSuite: Java's intrinsics
+    ).foreach { case (e, cls) =>
+      checkDispatched(s"SELECT id, $e FROM dispatch_data", Seq(Scan, Project), cls)
+    }
+    withConf("spark.sql.ansi.enabled" -> "false") { // CastSuite: binary to string
+      checkDispatched("SELECT id, CAST(bin AS STRING) FROM dispatch_data", Seq(Scan, Project), "Cast")
+    }
+    withConf("spark.sql.icu.caseMappings.enabled" -> "false") { // StringFunctionsSuite: the JVM's mappings
+      checkDispatched("SELECT id, upper(u), lower(s) FROM dispatch_data", Seq(Scan, Project), "Upper", "Lower")
+    }
+    // The condition (Spark's IsNotNull(s) AND the RLIKE) is dispatched whole.
+    checkDispatched("SELECT id FROM dispatch_data WHERE s RLIKE '(?i)S1'", Seq(Scan, Filter))
+    // The same expressions as checked elsewhere in each mode: answers equal, operators native.
+    checkDispatched("SELECT id, to_csv(named_struct('a', s, 'b', i)), get_json_object(j, s) FROM dispatch_data",
+      Seq(Scan, Project), "StructsToCsv", "GetJsonObject")
+  }
+
+  /** The sketch functions (docs/functions.md: dispatch) over sketches stored as binary columns. */
+  @Test def sketchFunctionsOverBinaryColumns(): Unit = {
+    val path = TestData.path("dispatch_sketches")
+    withConf("spark.bolide.enabled" -> "false") {
+      spark.sql("SELECT z, kll_sketch_agg_bigint(id) AS k, hll_sketch_agg(i) AS h, theta_sketch_agg(s) AS t " +
+        "FROM dispatch_data GROUP BY z").write.mode("overwrite").parquet(path)
+    }
+    spark.read.parquet(path).createOrReplaceTempView("dispatch_sketches")
+    checkDispatched("SELECT z, kll_sketch_get_n_bigint(k), kll_sketch_get_quantile_bigint(k, 0.5D), " +
+      "kll_sketch_to_string_bigint(k) IS NOT NULL, hll_sketch_estimate(h), hll_sketch_estimate(hll_union(h, h)), " +
+      "theta_sketch_estimate(t), theta_sketch_estimate(theta_union(t, t)) FROM dispatch_sketches",
+      Seq(Scan, Project), "KllSketchGetNBigint", "HllSketchEstimate", "ThetaSketchEstimate")
   }
 
   @Test def nondeterministicIsNotDispatched(): Unit = {

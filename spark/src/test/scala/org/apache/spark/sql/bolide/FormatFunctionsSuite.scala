@@ -36,7 +36,7 @@ class FormatFunctionsSuite extends BolideSuiteBase {
       Seq(Scan, Project))
   }
 
-  @Test def formatNumberRefused(): Unit = {
+  @Test def formatNumberRefused(): Unit = withoutDispatch {
     Seq(
       "format_number(x, '#,##0.0')" -> "non-literal or non-int",
       "format_number(l, cast(b % 5 AS INT))" -> "non-literal or non-int"

@@ -58,7 +58,7 @@ class FunctionsSuite extends BolideSuiteBase {
       Seq(Scan, Project))
   }
 
-  @Test def refusedFormsStayInSparkWithTheirReason(): Unit = {
+  @Test def refusedFormsStayInSparkWithTheirReason(): Unit = withoutDispatch {
     // A nullable threshold: Spark's interpreted and generated code differ on null.
     val df = checkNative("SELECT id, levenshtein(s, p, n) FROM fn_data", Seq(Scan))
     assertTrue(bolideReport(df), bolideReport(df).contains("nullable threshold"))

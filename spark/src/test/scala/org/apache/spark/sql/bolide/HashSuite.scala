@@ -111,7 +111,7 @@ class HashSuite extends BolideSuiteBase {
     }
   }
 
-  @Test def unsupportedArgumentsStayInSparkWithAReason(): Unit = {
+  @Test def unsupportedArgumentsStayInSparkWithAReason(): Unit = withoutDispatch {
     val df = checkNative("SELECT id, hash(array(i, g)), xxhash64(named_struct('a', i)) FROM types", Seq(Scan))
     assertFalse(nativeOperators(df).contains(Project))
     val report = bolideReport(df)

@@ -64,7 +64,7 @@ class MathFunctionsSuite extends BolideSuiteBase {
       "bround(wdec, 9), bround(wdec, 5), round(dec, 2) FROM math_data", Seq(Scan, Project))
   }
 
-  @Test def intrinsifiedOnesStayInSpark(): Unit = {
+  @Test def intrinsifiedOnesStayInSpark(): Unit = withoutDispatch {
     // Math.sin/cos/tan are HotSpot intrinsics (not StrictMath): the projection stays in Spark.
     val df = checkNative("SELECT id, sin(x), cos(x), tan(x), cot(x), sec(x), csc(x) FROM math_data", Seq(Scan))
     assertFalse(nativeOperators(df).mkString(", "), nativeOperators(df).contains(Project))

@@ -47,7 +47,7 @@ class RegexFunctionsSuite extends BolideSuiteBase {
       "regexp_replace(s, r'(a)|(b)', '[$1$2]', 1) FROM rx_data", Seq(Scan, Project))
   }
 
-  @Test def patternsOutsideTheSubsetStayInSpark(): Unit = {
+  @Test def patternsOutsideTheSubsetStayInSpark(): Unit = withoutDispatch {
     Seq("s RLIKE r'(?i)a'" -> "group construct", "regexp_replace(s, r'\\bfoo', 'x')" -> "escape \\b",
       "regexp_extract(s, r'(a)\\1', 1)" -> "escape \\1", "regexp_instr(s, r'a++')" -> "possessive",
       "s RLIKE r'\\s$'" -> "line terminator", "s RLIKE r'\\p{L}'" -> "escape \\p",

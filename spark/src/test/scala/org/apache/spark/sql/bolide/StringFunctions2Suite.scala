@@ -19,7 +19,7 @@ class StringFunctions2Suite extends BolideSuiteBase {
 
   @Before def setUp(): Unit = StringFunctions2Suite.ensure(spark)
 
-  private def assertStaysInSpark(expr: String, reason: String): Unit = {
+  private def assertStaysInSpark(expr: String, reason: String): Unit = withoutDispatch {
     val df = checkNative(s"SELECT id, $expr FROM str2_data", Seq(Scan))
     val (native, fallback) = operatorReport(df)
     assertFalse(s"$expr ran natively: $native", native.contains(Project))

@@ -58,7 +58,7 @@ class StringFunctionsSuite extends BolideSuiteBase {
     }
   }
 
-  @Test def jvmCaseMappingsStayInSpark(): Unit = {
+  @Test def jvmCaseMappingsStayInSpark(): Unit = withoutDispatch {
     withConf("spark.sql.icu.caseMappings.enabled" -> "false") {
       val df = checkNative("SELECT id, upper(s), lower(p), initcap(q) FROM str_data", Seq(Scan))
       assertTrue(bolideReport(df), bolideReport(df).contains("JVM's case mappings"))
