@@ -43,7 +43,9 @@ lint:
 # one-time build is not timed as a test (BOLIDE_SKIP_S3=1 skips those tests and the build).
 test-go: lint
 	@if [ "$${BOLIDE_SKIP_S3:-}" != 1 ]; then bash scripts/s3-server.sh install >/dev/null; fi
-	cd native && go test -race -count=1 ./...
+	@# The race detector slows the join and aggregate packages to minutes each on two cores: the
+	@# default 10-minute limit per package binary leaves too little headroom on a busy machine.
+	cd native && go test -race -count=1 -timeout 30m ./...
 	@# The matrix tests run a rotating part of their cells under -race (memtest.Race): all of them here.
 	cd native && go test -count=1 -run '^(TestJoinAgainstReference|TestSpillGivesTheSameGroups)$$' ./ops/join ./ops/aggregate
 	bash scripts/parquet-corpus.sh
