@@ -87,7 +87,7 @@ class IcebergTransformSuite extends BolideSuiteBase {
     assertEquals("[-2,1969-12-31,-1,-1]", df.collect().head.toString)
   }
 
-  @Test def unsupportedCallsStayInSparkWithAReason(): Unit = {
+  @Test def unsupportedCallsStayInSparkWithAReason(): Unit = withoutDispatch {
     // The number of buckets from a column: Iceberg's function takes it, Bolide only a literal.
     val nonLiteral = checkNative(s"SELECT id, ${fn("bucket")}(cast(id % 3 AS INT) + 3, i) FROM $T", Nil)
     assertFallback(nonLiteral, "Project", "number of buckets must be an int literal")

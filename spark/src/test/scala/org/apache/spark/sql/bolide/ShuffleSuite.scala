@@ -81,7 +81,7 @@ class ShuffleSuite extends BolideSuiteBase {
     checkNative("SELECT /*+ REPARTITION(8, c) */ * FROM (SELECT 1 AS c, id, str, dec FROM types)", Seq(Ex))
   }
 
-  @Test def rowChild(): Unit = {
+  @Test def rowChild(): Unit = withoutDispatch {
     // A Spark row operator under the exchange: rows become Arrow once, then are partitioned.
     val df = checkNative("SELECT /*+ REPARTITION(5, k) */ k, id FROM (SELECT regexp_replace(str, '(?i)a', 'b') AS k, id FROM types)", Seq(Ex))
     assertTrue(planNodes(df.queryExecution.executedPlan).exists(_.nodeName == "BolideRowToArrow"))
