@@ -35,7 +35,7 @@ class DispatchBench extends BolideSuiteBase {
     val modes = Seq(
       "spark" -> Seq("spark.bolide.enabled" -> "false"),
       "native" -> Seq.empty[(String, String)],
-      "kernel off, in Spark" -> Seq("spark.bolide.expression.Add.enabled" -> "false"),
+      "kernel off, in Spark" -> Seq("spark.bolide.expression.Add.enabled" -> "false", "spark.bolide.dispatch.enabled" -> "false"),
       "dispatched" -> Seq("spark.bolide.expression.Add.enabled" -> "false", "spark.bolide.dispatch.enabled" -> "true"))
     val results = modes.map { case (name, conf) =>
       withConf(conf: _*) {
