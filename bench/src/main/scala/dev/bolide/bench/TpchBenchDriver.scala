@@ -201,6 +201,7 @@ object TpchBenchDriver {
     memSpilled.set(0)
     diskSpilled.set(0)
     offHeapPeak.set(org.apache.spark.BenchListenerBus.offHeapUsed())
+    queryStartMs = System.currentTimeMillis()
     val t0 = System.nanoTime()
     var answerDf: DataFrame = null
     var rows: Array[Row] = null
@@ -209,6 +210,9 @@ object TpchBenchDriver {
       if (i == answerIdx) { answerDf = df; rows = df.collect() } else df.collect()
     }
     val seconds = (System.nanoTime() - t0) / 1e9
+    if (sys.env.get("BENCH_STAGES").contains("1")) {
+      System.err.println(f"[query] $query tag=$tag wall=${(seconds * 1000).toLong}%6d ms")
+    }
     // Task-end events arrive on the listener bus after the job: drain it before reading.
     org.apache.spark.BenchListenerBus.drain(spark.sparkContext)
 
@@ -263,6 +267,9 @@ object TpchBenchDriver {
     t
   }
 
+  /** When the query running started (wall clock, ms), for BENCH_STAGES's stage lines. */
+  @volatile private var queryStartMs = 0L
+
   /** Shuffle bytes written by the tasks of the query running (all its statements). */
   private val shuffleBytes = new AtomicLong()
   /**
@@ -277,14 +284,17 @@ object TpchBenchDriver {
   private val diskSpilled = new AtomicLong()
 
   def countShuffleBytes(spark: SparkSession): Unit = {
-    // BENCH_STAGES=1: one line per completed stage (wall time, tasks, their run, CPU, GC and
+    // BENCH_STAGES=1: one line per completed stage (when it started, wall time, tasks, their run, CPU, GC and
     // deserialization time), to see where a query's time goes.
     if (sys.env.get("BENCH_STAGES").contains("1")) spark.sparkContext.addSparkListener(new SparkListener {
       override def onStageCompleted(e: org.apache.spark.scheduler.SparkListenerStageCompleted): Unit = {
         val i = e.stageInfo
         val m = i.taskMetrics
         val wall = (for (s <- i.submissionTime; c <- i.completionTime) yield c - s).getOrElse(-1L)
-        if (m != null) System.err.println(f"[stage] ${i.stageId}%4d tasks=${i.numTasks}%3d wall=${wall}%5d ms " +
+        // Submission in ms since the query started (with wall, when the stage ended): the gaps
+        // between stages are the driver's (planning, AQE re-optimization, broadcast relations).
+        val at = i.submissionTime.map(_ - queryStartMs).getOrElse(-1L)
+        if (m != null) System.err.println(f"[stage] ${i.stageId}%4d at=${at}%6d tasks=${i.numTasks}%3d wall=${wall}%5d ms " +
           f"run=${m.executorRunTime}%6d cpu=${m.executorCpuTime / 1000000}%6d gc=${m.jvmGCTime}%5d " +
           f"deser=${m.executorDeserializeTime}%5d ${i.name.take(60)}")
       }
