@@ -8,10 +8,12 @@ package expr
 // column as Arrow. Spark's code computes the values, so they are Spark's, bit for bit, and its
 // exceptions (ANSI errors) reach the task unchanged.
 //
-// This first slice dispatches whole expressions of a Project's list and of a Filter's condition
-// (and of the condition's conjuncts): never a subtree under a native parent, so that no native
-// kernel evaluates a dispatched child on batches of another shape (lambda bodies, the rows a
-// conditional selects) and Spark's own short-circuits and evaluation order hold inside it.
+// Dispatched are whole expressions of a Project's list and of a Filter's condition (and of the
+// condition's conjuncts), the arguments and grouping keys of an aggregate's functions (evaluated
+// over its child's batches, as Spark's aggregate evaluates them on every row) and the keys of a
+// sort or top-k: never a subtree under a native parent, so that no native kernel evaluates a
+// dispatched child on batches of another shape (lambda bodies, the rows a conditional selects)
+// and Spark's own short-circuits and evaluation order hold inside it.
 
 import (
 	"bytes"

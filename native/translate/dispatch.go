@@ -7,8 +7,8 @@ import (
 
 // dispatching is a native operator some of whose expressions the JVM evaluates
 // (expr.Dispatched): the planner reports their classes with the node's decision, so that
-// EXPLAIN shows them. It is the operator itself otherwise (embedding keeps every interface the
-// operator implements).
+// EXPLAIN shows them. It is the operator itself otherwise (embedding keeps exec.Operator's
+// methods; the optional interfaces callers ask for are passed on below).
 type dispatching struct {
 	exec.Operator
 	classes []string
@@ -17,9 +17,18 @@ type dispatching struct {
 // Dispatched names the classes of the dispatched expressions.
 func (d *dispatching) Dispatched() []string { return d.classes }
 
-// withDispatched wraps op when cond is dispatched.
-func withDispatched(op exec.Operator, cond expr.Expr) exec.Operator {
-	if d := expr.DispatchedIn(cond); len(d) > 0 {
+// SpillMetrics passes on what a wrapped operator that spills (a Sort) spilled: embedding the
+// interface would hide it from the metrics (exec.Guarded asks for exec.Spiller).
+func (d *dispatching) SpillMetrics() (memBytes, diskBytes int64) {
+	if s, ok := d.Operator.(exec.Spiller); ok {
+		return s.SpillMetrics()
+	}
+	return 0, 0
+}
+
+// withDispatched wraps op when one of its expressions es is dispatched.
+func withDispatched(op exec.Operator, es ...expr.Expr) exec.Operator {
+	if d := expr.DispatchedIn(es...); len(d) > 0 {
 		return &dispatching{Operator: op, classes: d}
 	}
 	return op
@@ -30,8 +39,9 @@ func dispatchedOf(op exec.Operator) []string {
 	if g, ok := op.(*exec.Guarded); ok {
 		op = g.Inner
 	}
-	if d, ok := op.(*dispatching); ok {
-		return d.classes
+	// A wrapper (Project, Filter) or an operator that reports its own (HashAggregate).
+	if d, ok := op.(interface{ Dispatched() []string }); ok {
+		return d.Dispatched()
 	}
 	return nil
 }

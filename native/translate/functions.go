@@ -32,8 +32,8 @@ const (
 
 // functionStatus says how Bolide runs a built-in: natively (the engine registers its class),
 // rewritten (Spark replaces it before planning, so it is native exactly when its replacement is),
-// dispatched (a scalar function the engine has no kernel for: inside a native Project or Filter
-// the JVM evaluates it with Spark's code, expr.NewDispatched), or in Spark (the operator that holds
+// dispatched (a scalar function the engine has no kernel for: inside a native Project, Filter,
+// aggregate or sort the JVM evaluates it with Spark's code, expr.NewDispatched), or in Spark (the operator that holds
 // it falls back, with the reason in EXPLAIN; sparkReason says why for the doc).
 func functionStatus(f BuiltinFunction) string {
 	short := plan.ShortClass(f.Class)
@@ -126,10 +126,11 @@ func FunctionsDoc(fns []BuiltinFunction, sparkVersion string) string {
 	b.WriteString("So do the functions Spark's analyzer or optimizer always resolves: the current date, time, user and ")
 	b.WriteString("database become literals, `grouping` and `grouping_id` columns of an Expand, `window`, `session_window` ")
 	b.WriteString("and `window_time` computed columns.\n")
-	b.WriteString("- *dispatch*: no native kernel. In a native Project's list or Filter's condition, the JVM evaluates it ")
+	b.WriteString("- *dispatch*: no native kernel. In a native Project's list, a Filter's condition, an aggregate's ")
+	b.WriteString("arguments or a sort's keys, the JVM evaluates it ")
 	b.WriteString("with Spark's own code, one call per batch, and the operator stays native (EXPLAIN marks it ")
 	b.WriteString("`dispatch(Class)`; `spark.bolide.dispatch.enabled=false` sends its operator back to Spark instead). ")
-	b.WriteString("Elsewhere (an aggregate's input, a join condition, a sort key), or when the call is not deterministic ")
+	b.WriteString("Elsewhere (a join condition, a window's input, a shuffle's partitioning), or when the call is not deterministic ")
 	b.WriteString("or reads or returns a nested type, its operator stays in Spark with the reason.\n")
 	b.WriteString("- *Spark*: its operator stays in Spark, for the reason given; the rest of the plan stays native around it.\n\n")
 	b.WriteString("| function | Spark class | group | Bolide |\n|---|---|---|---|\n")

@@ -160,7 +160,7 @@ func buildShuffle(n *plan.Node, children []exec.Operator, conf *plan.Conf) (exec
 		if err != nil {
 			return nil, err
 		}
-		orders, err := sort.DecodeOrders(es, conf)
+		orders, err := sort.DecodeOrders(es, conf, false)
 		if err != nil {
 			return nil, fmt.Errorf("range partitioning: %w", err)
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/bolide-dev/bolide/native/exec"
+	"github.com/bolide-dev/bolide/native/expr"
 	"github.com/bolide-dev/bolide/native/ops/sort"
 	"github.com/bolide-dev/bolide/native/plan"
 )
@@ -32,7 +33,7 @@ func sortOrders(n *plan.Node, conf *plan.Conf) ([]sort.Order, error) {
 	if len(es) == 0 {
 		return nil, fmt.Errorf("%s has no sort order", n.NodeName)
 	}
-	return sort.DecodeOrders(es, conf)
+	return sort.DecodeOrders(es, conf, true)
 }
 
 // checkPassThrough verifies that a node's output is its child's (SortExec's is child.output), so
@@ -65,7 +66,11 @@ func buildSort(n *plan.Node, children []exec.Operator, conf *plan.Conf) (exec.Op
 	if err := checkPassThrough(n, children[0]); err != nil {
 		return nil, err
 	}
-	return sort.NewSort(children[0], orders)
+	op, err := sort.NewSort(children[0], orders)
+	if err != nil {
+		return nil, err
+	}
+	return withDispatched(op, orderExprs(orders)...), nil
 }
 
 // buildTakeOrdered builds the per-partition top-k. Its output is the child's rows, not the
@@ -85,5 +90,18 @@ func buildTakeOrdered(n *plan.Node, children []exec.Operator, conf *plan.Conf) (
 	if err != nil {
 		return nil, err
 	}
-	return sort.NewTopK(children[0], orders, limit)
+	op, err := sort.NewTopK(children[0], orders, limit)
+	if err != nil {
+		return nil, err
+	}
+	return withDispatched(op, orderExprs(orders)...), nil
+}
+
+// orderExprs returns the key expressions of orders.
+func orderExprs(orders []sort.Order) []expr.Expr {
+	out := make([]expr.Expr, len(orders))
+	for i, o := range orders {
+		out[i] = o.Expr
+	}
+	return out
 }

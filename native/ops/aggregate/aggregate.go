@@ -47,7 +47,13 @@ type HashAggregate struct {
 	flushes int
 	// spillDepth is the deepest level of a run that spilled, plus one (0: none spilled).
 	spillDepth int
+	// dispatched: the classes of the keys and arguments the JVM evaluates (Dispatched).
+	dispatched []string
 }
+
+// Dispatched names the classes of the grouping keys and function arguments the JVM evaluates
+// (expr.Dispatched), for EXPLAIN.
+func (h *HashAggregate) Dispatched() []string { return h.dispatched }
 
 // resultCol is one result expression: a column of the [keys ++ results] batch, or an expression.
 type resultCol struct {
@@ -142,7 +148,7 @@ func New(n *plan.Node, child exec.Operator, conf *plan.Conf) (*HashAggregate, er
 	}
 
 	// Grouping keys.
-	base := fnContext{child: childSchema, conf: conf, singleGroup: len(groupExprs) == 0}
+	base := fnContext{child: childSchema, conf: conf, singleGroup: len(groupExprs) == 0, dispatched: &h.dispatched}
 	keyCtx := base
 	var keyIDs []*int64
 	for _, g := range groupExprs {
@@ -331,7 +337,7 @@ func argumentsMayFail(fe *plan.Expr, conf *plan.Conf) (bool, error) {
 		if isAttribute(a) {
 			continue
 		}
-		e, err := expr.Translate(a, conf)
+		e, err := expr.TranslateOrDispatch(a, conf)
 		if err != nil {
 			return false, err
 		}

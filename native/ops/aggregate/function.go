@@ -97,6 +97,9 @@ type fnContext struct {
 	// singleGroup: no grouping keys. Spark then keeps buffers in generated local variables (no
 	// per-row decimal precision check) instead of UnsafeRow buffers.
 	singleGroup bool
+	// dispatched collects, for the whole operator, the classes of the inputs the JVM evaluates
+	// (shared by every function's copy of the context).
+	dispatched *[]string
 }
 
 type fnBuilder func(fn *plan.Expr, c *fnContext) (*fnSpec, error)
@@ -210,9 +213,14 @@ func newInput(e *plan.Expr, c *fnContext, normalized bool) (*input, error) {
 		}
 		return &input{ordinal: o, typ: t, nullable: e.Nullable}, nil
 	}
-	ex, err := expr.Translate(e, c.conf)
+	// An argument without a kernel is evaluated by the JVM (expr.Dispatched) over the child's
+	// batch, as Spark's aggregate evaluates it over the child's rows: every row, no short-circuit.
+	ex, err := expr.TranslateOrDispatch(e, c.conf)
 	if err != nil {
 		return nil, err
+	}
+	if d := expr.DispatchedIn(ex); len(d) > 0 && c.dispatched != nil {
+		*c.dispatched = append(*c.dispatched, d...)
 	}
 	return &input{ordinal: -1, e: ex, typ: ex.Type(), nullable: e.Nullable}, nil
 }

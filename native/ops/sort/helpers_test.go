@@ -230,7 +230,7 @@ func decodeOrders(t testing.TB, orders ...string) ([]Order, error) {
 			t.Fatalf("bad test JSON %s: %v", o, err)
 		}
 	}
-	return DecodeOrders(es, &plan.Conf{})
+	return DecodeOrders(es, &plan.Conf{}, false)
 }
 
 // ordersFor builds column orders matching refKeys over columns of the given Spark type names.

@@ -53,8 +53,10 @@ func KeyTypeSupported(t sparktype.Type) bool {
 // DecodeOrders translates encoded SortOrder expressions. Direction and null ordering arrive as
 // the names of Catalyst's case objects (Ascending, Descending, NullsFirst, NullsLast); a missing
 // null ordering takes Spark's default for the direction (ASC NULLS FIRST, DESC NULLS LAST), as
-// SortOrder.apply does. An error is the fallback reason.
-func DecodeOrders(es []*plan.Expr, conf *plan.Conf) ([]Order, error) {
+// SortOrder.apply does. An error is the fallback reason. With dispatch set, a key the engine has
+// no kernel for is evaluated by the JVM (expr.TranslateOrDispatch): only where the JVM side has
+// the operator's expressions to evaluate (a native Sort or top-k, not a shuffle's partitioning).
+func DecodeOrders(es []*plan.Expr, conf *plan.Conf, dispatch bool) ([]Order, error) {
 	out := make([]Order, 0, len(es))
 	for i, e := range es {
 		if e == nil || plan.ShortClass(e.Class) != "SortOrder" {
@@ -102,7 +104,11 @@ func DecodeOrders(es []*plan.Expr, conf *plan.Conf) ([]Order, error) {
 				return nil, fmt.Errorf("sort order %d has unknown null ordering %q", i, nulls)
 			}
 		}
-		if o.Expr, err = expr.Translate(child, conf); err != nil {
+		translate := expr.Translate
+		if dispatch {
+			translate = expr.TranslateOrDispatch
+		}
+		if o.Expr, err = translate(child, conf); err != nil {
 			return nil, err
 		}
 		if !o.Expr.Type().Equal(t) {

@@ -6,8 +6,9 @@ import org.apache.spark.{OneToOneDependency, Partition, SparkContext, SparkEnv, 
 import org.apache.spark.rdd.RDD
 import org.apache.spark.broadcast.Broadcast
 import org.apache.spark.sql.catalyst.expressions.Expression
-import org.apache.spark.sql.execution.{EmptyRelationExec, ExecSubqueryExpression, FileSourceScanExec, FilterExec, ProjectExec, SparkPlan}
+import org.apache.spark.sql.execution.{EmptyRelationExec, ExecSubqueryExpression, FileSourceScanExec, FilterExec, ProjectExec, SortExec, SparkPlan, TakeOrderedAndProjectExec}
 import org.apache.spark.sql.execution.adaptive.BroadcastQueryStageExec
+import org.apache.spark.sql.execution.aggregate.BaseAggregateExec
 import org.apache.spark.sql.execution.exchange.{BroadcastExchangeLike, ReusedExchangeExec}
 import org.apache.spark.sql.bolide.shuffle.{BolideBroadcastBatches, BolideBroadcastExchangeExec, BolideShuffledBatchRDD}
 import org.apache.spark.sql.execution.joins.BolideBroadcastRows
@@ -83,13 +84,17 @@ object BolideBlock {
 
   /**
    * The encoded expressions a task may be asked to evaluate: the engine dispatches expressions of
-   * Projects and Filters only, so only theirs travel (what Spark's own operators would ship); the
-   * other ids are null.
+   * Projects and Filters, the grouping keys and function arguments of aggregates and the keys of
+   * sorts and top-k, so only theirs travel (what Spark's own operators would ship); the other
+   * ids are null.
    */
   private def dispatchable(encoded: ArrayBuffer[Expression], nodes: Seq[(Int, BolideExec)]): Array[Expression] = {
     val roots = nodes.flatMap { case (_, b) => b.original match {
       case p: ProjectExec => p.projectList
       case f: FilterExec => Seq(f.condition)
+      case a: BaseAggregateExec => a.groupingExpressions ++ a.aggregateExpressions
+      case s: SortExec => s.sortOrder
+      case t: TakeOrderedAndProjectExec => t.sortOrder
       case _ => Nil
     } }
     val allowed: Set[Expression] = roots.flatMap(_.collect { case e => e }).toSet

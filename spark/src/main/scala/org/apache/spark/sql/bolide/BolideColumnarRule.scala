@@ -66,6 +66,7 @@ object BolidePlanRule extends Rule[SparkPlan] with Logging {
           // (BolideTransitionRule).
           val b = BolideExec(d.name, t, newChildren, childRows = Some(t.sortOrder))
           b.copyTagsFrom(p)
+          if (d.dispatched.nonEmpty) b.setTagValue(BolideExec.Dispatched, d.dispatched)
           b
         case _ if d.native && d.elided && newChildren.size == 1 => newChildren.head
         case c: CoalesceExec if d.native =>

@@ -48,7 +48,8 @@ object BolideConf {
       "one after another.")
 
   val DISPATCH_ENABLED: Entry = entry("spark.bolide.dispatch.enabled", "true",
-    "When a native Project or Filter meets an expression the engine cannot evaluate, keep the " +
+    "When a native Project, Filter, aggregate (its functions' arguments) or sort (its keys) meets " +
+      "an expression the engine cannot evaluate, keep the " +
       "operator native and have the JVM evaluate that expression with Spark's own code, one call " +
       "per batch (deterministic, row-by-row expressions of atomic types). Off, the operator stays " +
       "in Spark. `spark.bolide.expression.<Class>.enabled=false` (its short name, e.g. `spark.bolide.expression.Upper.enabled`) " +

@@ -7,8 +7,8 @@ import org.apache.spark.sql.{DataFrame, SparkSession}
 
 /**
  * Expression dispatch (native/expr/dispatch.go, BolideDispatcher), on by default
- * (spark.bolide.dispatch.enabled): a Project or Filter holding an expression the engine has no
- * kernel for stays native and the JVM evaluates that expression with Spark's own code, one call
+ * (spark.bolide.dispatch.enabled): a Project, a Filter, an aggregate or a sort holding an
+ * expression the engine has no kernel for stays native and the JVM evaluates that expression with Spark's own code, one call
  * per batch. Every query runs with Bolide off and on over a Parquet table of several batches
  * with nulls; the answers must be identical, the operator native, and the expression reported
  * as dispatched. Errors raised by Spark's code inside a dispatched expression reach the task as
@@ -148,6 +148,43 @@ class DispatchSuite extends BolideSuiteBase {
       // No zero divisor: no error either way, and the answer is Spark's.
       checkDispatched("SELECT id, i div z FROM dispatch_data WHERE z <> 0", Seq(Scan, Project), "IntegralDivide")
     }
+  }
+
+  @Test def aggregateArgumentsAreDispatched(): Unit = {
+    // Spark evaluates an aggregate function's arguments inside its aggregate (complex grouping
+    // keys it pulls out into a Project below): the partial aggregate stays native.
+    val Agg = "BolideHashAggregate"
+    checkDispatched("SELECT i % 7 AS k, sum(sin(x)), max(tan(x)), sum(dispatch_len(s)), min(cos(x) + i) " +
+      "FROM dispatch_data GROUP BY i % 7", Seq(Scan, Agg), "Sin", "Tan", "ScalaUDF", "Add")
+    checkDispatched("SELECT sum(cos(x)), avg(dispatch_len(u)), max(sin(d)) FROM dispatch_data", Seq(Scan, Agg),
+      "Cos", "ScalaUDF", "Sin")
+    // Both halves in one task set: the final aggregate reads the native partial's buffers.
+    checkDispatched("SELECT s, sum(sin(x)) FROM dispatch_data GROUP BY s ORDER BY s", Seq(Scan, Agg), "Sin")
+    // A FILTER clause over an argument that may fail (a dispatched one may: Spark's code can
+    // raise) stays in Spark, with the reason.
+    val filtered = spark.sql("SELECT i % 3, sum(sin(x)) FILTER (WHERE i > 10) FROM dispatch_data GROUP BY i % 3")
+    filtered.collect()
+    val (_, fallback) = operatorReport(filtered)
+    assertTrue(fallback.toString, fallback.exists { case (n, r) =>
+      n.contains("HashAggregate") && r.contains("FILTER clause over an argument that can raise an error")
+    })
+    withoutDispatch {
+      val off = spark.sql("SELECT sum(sin(x)) FROM dispatch_data")
+      off.collect()
+      val (_, fb) = operatorReport(off)
+      assertTrue(fb.toString, fb.exists { case (n, r) => n.contains("HashAggregate") && r.contains("Sin") })
+    }
+  }
+
+  @Test def sortKeysAreDispatched(): Unit = {
+    // Per-partition sort (the global sort's range shuffle keeps Spark's partitioner: its keys are
+    // not dispatched) and the per-partition top-k of ORDER BY ... LIMIT.
+    val sorted = checkDispatched(
+      "SELECT id, x FROM dispatch_data SORT BY sin(x) DESC, id", Seq(Scan, "BolideSort"), "Sin")
+    val top = checkDispatched("SELECT id, s, x FROM dispatch_data ORDER BY tan(x), dispatch_len(s) DESC, id LIMIT 25",
+      Seq(Scan, "BolideTakeOrderedAndProject"), "Tan", "ScalaUDF")
+    assertEquals(25, top.collect().length)
+    assertTrue(sorted.collect().length == DispatchSuite.Rows)
   }
 
   /**
