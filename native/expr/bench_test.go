@@ -147,3 +147,19 @@ func BenchmarkFilterQ6(b *testing.B) {
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchRows), "ns/row")
 	})
 }
+
+// benchFloat64 builds the function benchmark's x column: ((h % 2000000) - 1000000) / 7.0, whose
+// Double.toString has 16 or 17 digits.
+func benchFloat64(n int) arrow.Array {
+	b := array.NewFloat64Builder(memory.NewTaskAllocator(nil))
+	for i := 0; i < n; i++ {
+		b.Append(float64((i*7919)%2000000-1000000) / 7.0)
+	}
+	return b.NewArray()
+}
+
+// BenchmarkCastDoubleToDecimal is fn30's CAST(x AS DECIMAL(14, 3)) of a double.
+func BenchmarkCastDoubleToDecimal(b *testing.B) {
+	SetJavaVersion(17)
+	benchEval(b, castJSON(col(0, "double"), "decimal(14,3)", "LEGACY"), benchFloat64(benchRows))
+}

@@ -583,9 +583,58 @@ func javaDoubleDecimal(f float64, u *big.Int) int32 {
 	return d.scale
 }
 
+// doubleToDecimalFast is javaDoubleDecimal followed by decimalResult's HALF_UP rounding to
+// scale s, in machine integers: Double.toString's digits D (at most 18, so D < 10^18 fits a
+// uint64) are the value D x 10^(decExp-n), and rounding that value to a fixed scale depends on the
+// value only, not on the trailing zeros the text would carry. It skips the text round trip and
+// big.Int (the profile's top cost of a cast from double to decimal). ok is false when the digits
+// are too many or the result does not fit precision p: the caller then takes the exact path,
+// which also builds the overflow error's text.
+func doubleToDecimalFast(d *javaFloatDigits, f float64, ver int, p, s int32) (decimal128.Num, bool) {
+	if f == 0 {
+		return decimal128.Num{}, true // "0.0" and "-0.0": zero at any scale
+	}
+	d.javaDigits(f, 64, ver)
+	dg := d.digits()
+	if len(dg) > 18 {
+		return decimal128.Num{}, false
+	}
+	var v uint64
+	for _, c := range dg {
+		v = v*10 + uint64(c-'0')
+	}
+	shift := d.decExp - len(dg) + int(s) // the value is v x 10^(shift-s)
+	var y decimal128.Num
+	switch {
+	case shift >= 0:
+		if len(dg)+shift > 38 {
+			return decimal128.Num{}, false // more than 38 digits: no decimal128 holds it
+		}
+		y = decimal128.FromU64(v).Mul(decimal128.GetScaleMultiplier(shift))
+	case -shift >= len(pow10u64):
+		// v < 10^18 is below half of 10^k for k >= 19: it rounds to zero.
+	default:
+		pw := pow10u64[-shift]
+		q, r := v/pw, v%pw
+		if r >= pw-r { // HALF_UP: r/pw >= 1/2, on the magnitude
+			q++
+		}
+		y = decimal128.FromU64(q)
+	}
+	if !fitsPrecision(y, p) {
+		return decimal128.Num{}, false
+	}
+	if d.neg {
+		y = y.Negate()
+	}
+	return y, true
+}
+
 func floatsToDecimal(c *cast, k *kernelArgs, f []float64) (arrow.Array, error) {
 	obuf, out := newFixed[decimal128.Num](k.alloc, k.n)
 	var u, tmp big.Int
+	var jd javaFloatDigits // reused: its scratch big integers outlive the rows
+	ver := JavaVersion()
 	for i, x := range f {
 		out[i] = decimal128.Num{}
 		if !k.rowValid(i) {
@@ -593,6 +642,10 @@ func floatsToDecimal(c *cast, k *kernelArgs, f []float64) (arrow.Array, error) {
 		}
 		if math.IsNaN(x) || math.IsInf(x, 0) {
 			k.setNull(i) // BigDecimal(Double.toString) throws NumberFormatException -> null
+			continue
+		}
+		if y, ok := doubleToDecimalFast(&jd, x, ver, c.to.Precision, c.to.Scale); ok {
+			out[i] = y
 			continue
 		}
 		s := javaDoubleDecimal(x, &u)

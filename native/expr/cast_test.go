@@ -2,6 +2,8 @@ package expr
 
 import (
 	"math"
+	"math/big"
+	"math/rand"
 	"strings"
 	"testing"
 )
@@ -119,6 +121,53 @@ func TestJavaDoubleDecimal(t *testing.T) {
 		sc := javaDoubleDecimal(c.f, &u)
 		if got := plainString(&u, sc); got != c.want {
 			t.Errorf("javaDoubleDecimal(%v) = %s, want %s", c.f, got, c.want)
+		}
+	}
+}
+
+// TestDoubleToDecimalFast checks the machine-integer path of a cast from double to decimal against
+// the exact one (Double.toString's BigDecimal, rounded HALF_UP in big.Int), for both Java
+// versions' digits: where the fast path answers it must give the exact path's value, and it must
+// answer whenever the exact path's value fits (the overflow cases go to the exact path).
+func TestDoubleToDecimalFast(t *testing.T) {
+	r := rand.New(rand.NewSource(11))
+	vals := []float64{1, -1, 0.5, -0.5, 0.05, 0.015, 0.025, 1.005, 2.675, 123456.789, 1e7, 1e17, 1e18,
+		1e19, 1e22, 1e23, 9.999999999999999e37, 1e38, 1.7976931348623157e308, 5e-324, 1e-3 * 0.999,
+		0.1 + 0.2, 4.35, -4.35, 999.9995, 99999999999.9995, math.Nextafter(1, 2), math.Nextafter(1, 0)}
+	for range 20000 {
+		switch r.Intn(4) {
+		case 0:
+			vals = append(vals, r.NormFloat64()*math.Pow(10, float64(r.Intn(40)-20)))
+		case 1:
+			vals = append(vals, float64(r.Int63n(2000000)-1000000)/math.Pow(10, float64(r.Intn(8))))
+		case 2:
+			vals = append(vals, math.Float64frombits(r.Uint64()))
+		default:
+			vals = append(vals, float64(r.Int63n(1e15))/1000+0.0005)
+		}
+	}
+	defer SetJavaVersion(JavaVersion())
+	var jd javaFloatDigits
+	for _, ver := range []int{17, 21} {
+		SetJavaVersion(ver)
+		for _, f := range vals {
+			if math.IsNaN(f) || math.IsInf(f, 0) {
+				continue
+			}
+			for _, ps := range [][2]int32{{14, 3}, {38, 18}, {10, 0}, {5, 5}, {38, 0}, {18, 2}, {3, -2}, {38, 37}, {20, 10}} {
+				p, s := ps[0], ps[1]
+				var u, want big.Int
+				sc := javaDoubleDecimal(f, &u)
+				roundHalfUpBig(&want, &u, int(sc-s))
+				fits := digitsBig(&want) <= int(p)
+				got, ok := doubleToDecimalFast(&jd, f, ver, p, s)
+				if ok && (!fits || got.BigInt().Cmp(&want) != 0) {
+					t.Fatalf("java %d: %v as decimal(%d,%d): fast %s, exact %s (fits %v)", ver, f, p, s, got.BigInt(), &want, fits)
+				}
+				if !ok && fits && len(jd.digits()) <= 18 {
+					t.Fatalf("java %d: %v as decimal(%d,%d): the fast path refused %s", ver, f, p, s, &want)
+				}
+			}
 		}
 	}
 }

@@ -74,12 +74,18 @@ func (d *javaFloatDigits) appendJava(dst []byte, f float64, bitSize, ver int) []
 		}
 		return append(dst, "0.0"...)
 	}
+	d.javaDigits(f, bitSize, ver)
+	return d.appendChars(dst)
+}
+
+// javaDigits fills d with the digits Double.toString(f) (bitSize 64) or Float.toString (32)
+// prints for a finite non-zero f, as the given Java version computes them.
+func (d *javaFloatDigits) javaDigits(f float64, bitSize, ver int) {
 	if ver >= 19 {
 		d.shortest(f, bitSize)
 	} else {
 		d.floatingDecimal(f, bitSize)
 	}
-	return d.appendChars(dst)
 }
 
 // appendChars is BinaryToASCIIBuffer.getChars (the layout is the same since Java 19).

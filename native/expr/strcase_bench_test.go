@@ -60,3 +60,23 @@ func BenchmarkStringEdit(b *testing.B) {
 			"len", litInt(2)), benchStrs(benchRows, true))
 	})
 }
+
+// BenchmarkStringPad is fn30's rpad(s, 8, '*') (strings cut to 8 characters) and lpad to 40
+// characters (padded), and length(s), each over ASCII and multi-byte strings.
+func BenchmarkStringPad(b *testing.B) {
+	for _, mb := range []bool{false, true} {
+		kind := "/ascii"
+		if mb {
+			kind = "/multibyte"
+		}
+		b.Run("RPadCut"+kind, func(b *testing.B) {
+			benchEval(b, node("StringRPad", "string", "str", col(0, "string"), "len", litInt(8), "pad", litStr("*")), benchStrs(benchRows, mb))
+		})
+		b.Run("LPad"+kind, func(b *testing.B) {
+			benchEval(b, node("StringLPad", "string", "str", col(0, "string"), "len", litInt(40), "pad", litStr("0")), benchStrs(benchRows, mb))
+		})
+		b.Run("Length"+kind, func(b *testing.B) {
+			benchEval(b, node("Length", "integer", "child", col(0, "string")), benchStrs(benchRows, mb))
+		})
+	}
+}

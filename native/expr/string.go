@@ -2,6 +2,7 @@ package expr
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"math"
 
@@ -81,11 +82,29 @@ func isASCII(b []byte) bool {
 
 // numChars is UTF8String.numChars.
 func numChars(s []byte) int {
-	n := 0
-	for i := 0; i < len(s); i += int(utf8Width[s[i]]) {
+	// The ASCII prefix first, eight bytes at a time and then byte by byte: one char per byte, and
+	// no load that depends on the previous one as the width table's walk does. The exact walk
+	// resumes at the first byte >= 0x80, a char boundary since every byte before it is ASCII.
+	i := asciiPrefix(s)
+	n := i
+	for ; i < len(s); i += int(utf8Width[s[i]]) {
 		n++
 	}
 	return n
+}
+
+// asciiPrefix returns the length of the longest prefix of s whose bytes are all below 0x80.
+func asciiPrefix(s []byte) int {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		if binary.LittleEndian.Uint64(s[i:])&0x8080808080808080 != 0 {
+			break
+		}
+	}
+	for i < len(s) && s[i] < 0x80 {
+		i++
+	}
+	return i
 }
 
 // operandBytes returns the offsets and data of a string/binary operand, with the index mask.

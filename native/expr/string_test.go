@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"math"
+	"math/rand"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -193,4 +194,35 @@ func runRaw(t *testing.T, js string, cols ...arrow.Array) ([]string, error) {
 		t.Errorf("%s: %d bytes leaked", e, ctx.Alloc.Used())
 	}
 	return rows, nil
+}
+
+// TestNumCharsASCIIPrefix checks numChars and prefixChars, which skip an ASCII prefix eight bytes
+// at a time, against UTF8String's walk by first-byte width over strings mixing ASCII, valid
+// multi-byte and invalid bytes at every position.
+func TestNumCharsASCIIPrefix(t *testing.T) {
+	walk := func(s []byte, limit int) (chars, end int) {
+		i := 0
+		for i < len(s) && chars < limit {
+			i += int(utf8Width[s[i]])
+			chars++
+		}
+		return chars, min(i, len(s))
+	}
+	pieces := [][]byte{[]byte("a"), []byte("hello wo"), []byte("é"), []byte("😀"), {0xe0}, {0x80}, {0xff}, {0xf0, 'x'}, []byte("12345678")}
+	r := rand.New(rand.NewSource(3))
+	for range 20000 {
+		var s []byte
+		for range r.Intn(8) {
+			s = append(s, pieces[r.Intn(len(pieces))]...)
+		}
+		if got, _ := walk(s, math.MaxInt); numChars(s) != got {
+			t.Fatalf("numChars(%q) = %d, want %d", s, numChars(s), got)
+		}
+		for n := -1; n <= len(s)+1; n++ {
+			_, end := walk(s, n)
+			if got := prefixChars(s, n); len(got) != end {
+				t.Fatalf("prefixChars(%q, %d) = %q, want %q", s, n, got, s[:end])
+			}
+		}
+	}
 }

@@ -72,7 +72,12 @@ func prefixChars(s []byte, n int) []byte {
 	if n <= 0 {
 		return s[:0]
 	}
-	i, c := 0, 0
+	// An ASCII prefix of at least n bytes (or all of s) holds the first n chars byte for byte.
+	i := asciiPrefix(s[:min(n, len(s))])
+	if i >= n || i == len(s) {
+		return s[:i]
+	}
+	c := i // chars so far: one per ASCII byte
 	for i < len(s) && c < n {
 		i += int(utf8Width[s[i]])
 		c++
