@@ -67,8 +67,9 @@ test-iceberg-latest: $(NATIVE_LIB) data/tpch/sf0.01/_COMPLETE
 	  -Dbolide.ownSession.skip=true
 
 # Differential fuzzing of the native functions against Spark (FuzzSuite; `make test` runs it for
-# 60 s with a fixed seed): `make fuzz DURATION=30m [SEED=n]` runs longer with a fresh seed, which a
-# difference reports so that SEED=n replays it.
+# 60 s with a fixed seed): rounds that compare every native function once, whatever the time, then
+# random rounds until the time is up. `make fuzz DURATION=30m [SEED=n]` runs longer with a fresh
+# seed, which a difference reports so that SEED=n replays it.
 DURATION ?= 10m
 SEED ?=
 fuzz: $(NATIVE_LIB)

@@ -28,7 +28,16 @@ import org.apache.spark.sql.types._
  *
  * Bounded: `bolide.fuzz.seconds` (60 by default, as `make test` runs it) of rounds with
  * `bolide.fuzz.seed` (fixed by default, so that CI is repeatable; `make fuzz DURATION=30m` draws
- * one). A difference is reported with the seed, the round and the query that reproduce it.
+ * one). The first rounds cover every function: the distinct functions in an order the seed
+ * shuffles, CoverSize to a round, one call of each (in legacy mode, where fewer calls fail on both
+ * sides), a round that did not run natively split in halves and a function left uncompared
+ * retried with another call; these rounds are not cut by the deadline, and the suite fails if a
+ * function never ran natively without a difference, so that CI proves each one compared. Random
+ * rounds of BatchSize calls drawn with replacement, in both modes, fill the time left. A function
+ * counts as compared when its round's project ran as BolideProject, found no difference and its
+ * values agreed (or, if every try of it failed on both sides, which the suite accepts as
+ * agreement, it is listed). A difference is reported with the seed, the round and the query that
+ * reproduce it.
  */
 class FuzzSuite extends BolideSuiteBase {
   import FuzzSuite._
@@ -49,39 +58,111 @@ class FuzzSuite extends BolideSuiteBase {
       "spark.sql.parquet.datetimeRebaseModeInWrite" -> "CORRECTED",
       "spark.sql.parquet.datetimeRebaseModeInRead" -> "CORRECTED",
       "spark.sql.parquet.outputTimestampType" -> "TIMESTAMP_MICROS") {
+      val start = System.nanoTime()
       writeTable(rnd.nextLong())
       val calls = nativeCalls(rnd)
+      val byFunction = calls.groupBy(_.function)
+      val functions = byFunction.keys.toIndexedSeq.sorted
       assertTrue(s"only ${calls.size} native calls planned natively: the engine runs no function natively?",
         calls.size >= 50)
-      val deadline = System.nanoTime() + (seconds * 1e9).toLong
+      val roundsStart = System.nanoTime()
+      println(f"fuzz: ${calls.size} calls of ${functions.size} native functions, planned in " +
+        f"${(roundsStart - start) / 1e9}%.1f s")
+      val deadline = roundsStart + (seconds * 1e9).toLong
       val mismatches = ArrayBuffer.empty[String]
-      val ranNatively = mutable.Set.empty[String]
+      // Functions whose values agreed in a native round, and those whose call (alone) failed on
+      // both sides in one: the suite's agreement, but no value was compared.
+      val compared = mutable.Set.empty[String]
+      val failedBoth = mutable.Set.empty[String]
       var round = 0
-      while (System.nanoTime() < deadline && mismatches.size < 10) {
+
+      /**
+       * Runs round `round` over the calls `pick` draws (legacy mode if not `ansiOk`); whether its
+       * project ran natively, and the functions it compared.
+       */
+      def runRound(ansiOk: Boolean)(pick: Random => Seq[Call]): (Boolean, Set[String]) = {
         val r = new Random(seed * 31 + round)
-        val ansi = r.nextBoolean()
+        val ansi = r.nextBoolean() && ansiOk
         val zone = Zones(r.nextInt(Zones.length))
-        val batch = Seq.fill(BatchSize)(calls(r.nextInt(calls.size))).distinct
-        withConf("spark.sql.ansi.enabled" -> ansi.toString, "spark.sql.session.timeZone" -> zone) {
+        val batch = pick(r).distinct
+        val (native, done) = withConf("spark.sql.ansi.enabled" -> ansi.toString, "spark.sql.session.timeZone" -> zone) {
           val where = s"seed $seed round $round (ansi $ansi, zone $zone)"
-          mismatches ++= compare(batch.map(_.sql), where)
-          // Counted as compared natively only when the round's project itself ran as BolideProject
-          // (each call alone plans natively; this checks the round's plan too).
-          if (mismatches.isEmpty && nativeOperators(project(batch.map(_.sql))).contains("BolideProject")) {
-            ranNatively ++= batch.map(_.function)
+          val sqls = batch.map(_.sql)
+          // Counted only when the round's project itself runs as BolideProject (each call alone
+          // plans natively; this checks the round's plan too) and the round found no difference.
+          val native = try nativeOperators(project(sqls)).contains("BolideProject") catch {
+            case NonFatal(_) => false
           }
+          val outcome = compare(sqls, where)
+          mismatches ++= outcome.mismatches
+          def functionsOf(sqls: Seq[String]) = batch.filter(c => sqls.contains(c.sql)).map(_.function).toSet
+          if (native && outcome.mismatches.isEmpty) {
+            failedBoth ++= functionsOf(outcome.failedBoth)
+            (true, functionsOf(outcome.agreed))
+          } else (native, Set.empty[String])
         }
+        compared ++= done
         round += 1
+        (native, done)
       }
-      val functions = calls.map(_.function).distinct
-      println(s"fuzz: $round rounds, ${calls.size} calls of ${functions.size} native functions; " +
-        s"${ranNatively.size} functions evaluated natively and compared")
+
+      // Coverage first, not cut by the deadline, so that CI proves every function compared: the
+      // functions in a seeded order, CoverSize to a round, in legacy mode (in ANSI mode a third of
+      // the calls fail on both sides over random rows, and narrowing each failure down to its
+      // call costs more than the round). A round that did not run natively is split, as one call
+      // can send the whole project to Spark; a function left uncompared on its own (its call
+      // failed on both sides, or did not run natively in this round's zone) is retried with a
+      // call not tried yet, MaxTries times at most.
+      val queue = mutable.Queue(new Random(seed).shuffle(functions).grouped(CoverSize).toSeq: _*)
+      val retry = ArrayBuffer.empty[String]
+      val tries = mutable.Map.empty[String, Int].withDefaultValue(0)
+      val tried = mutable.Set.empty[Call]
+      while ((queue.nonEmpty || retry.nonEmpty) && mismatches.size < 10 &&
+          // Once Bolide differs the suite fails anyway: the deadline applies again.
+          (mismatches.isEmpty || System.nanoTime() < deadline)) {
+        if (queue.isEmpty) {
+          queue ++= retry.toIndexedSeq.grouped(CoverSize)
+          retry.clear()
+        }
+        val group = queue.dequeue()
+        val (native, done) = runRound(ansiOk = false)(r => group.map { f =>
+          val fresh = byFunction(f).filterNot(tried)
+          val cs = if (fresh.nonEmpty) fresh else byFunction(f)
+          val c = cs(r.nextInt(cs.size))
+          tried += c
+          c
+        })
+        val left = group.filterNot(done)
+        if (!native && left.size > 1) {
+          queue ++= left.grouped((left.size + 1) / 2)
+        } else left.foreach { f =>
+          tries(f) += 1
+          if (tries(f) < MaxTries) retry += f
+        }
+      }
+      val coverRounds = round
+      val coverSeconds = (System.nanoTime() - roundsStart) / 1e9
+      println(f"fuzz: coverage in $coverRounds rounds, $coverSeconds%.1f s; ${compared.size} of " +
+        f"${functions.size} functions compared" + (if (tries.isEmpty) "" else
+          tries.toSeq.sorted.map { case (f, n) => s"$f ($n)" }.mkString("; retried: ", ", ", "")))
+
+      // Then random rounds until the deadline, in both modes: BatchSize calls drawn with replacement.
+      while (System.nanoTime() < deadline && mismatches.size < 10) {
+        runRound(ansiOk = true)(r => Seq.fill(BatchSize)(calls(r.nextInt(calls.size))))
+      }
+      println(f"fuzz: $round rounds (${round - coverRounds} random), ${calls.size} calls of " +
+        f"${functions.size} native functions; ${compared.size} functions evaluated natively and compared, " +
+        f"rounds ${(System.nanoTime() - roundsStart) / 1e9}%.1f s")
+      val errorsOnly = functions.filter(f => !compared(f) && failedBoth(f))
+      if (errorsOnly.nonEmpty) {
+        println(s"fuzz: ${errorsOnly.size} functions only failed on both sides: ${errorsOnly.mkString(", ")}")
+      }
       if (mismatches.nonEmpty) {
         fail(s"Bolide differs from Spark (seed $seed):\n${mismatches.mkString("\n")}")
       }
-      assertTrue(s"no round ran in ${seconds}s", round > 0)
-      assertTrue(s"only ${ranNatively.size} of ${functions.size} functions were compared natively",
-        ranNatively.size * 4 >= functions.size)
+      val missed = functions.filterNot(f => compared(f) || failedBoth(f))
+      assertTrue(s"${missed.size} of ${functions.size} functions never ran natively without a difference " +
+        s"(seed $seed): ${missed.mkString(", ")}", missed.isEmpty)
       assertMemoryClean("fuzz")
     } finally levels.foreach { case (n, l) => Configurator.setLevel(n, l) }
   }
@@ -240,27 +321,29 @@ class FuzzSuite extends BolideSuiteBase {
    * One round: the calls in one project, Bolide off and on. A side that fails, or values that
    * differ, are narrowed by halves to the single call; a call failing on both sides is fine (in a
    * project of several, a different error may come first: Spark evaluates row by row, Bolide
-   * column by column).
+   * column by column), but not a comparison of the call's values.
    */
-  private def compare(calls: Seq[String], where: String): Seq[String] = {
+  private def compare(calls: Seq[String], where: String): Outcome = {
     def run(cs: Seq[String]): Either[Throwable, Seq[String]] = try {
       Right(canonical(project(cs).collect().toSeq.sortBy(_.getLong(0))))
     } catch { case NonFatal(t) => Left(t) }
     def both(cs: Seq[String]) = (withConf("spark.bolide.enabled" -> "false")(run(cs)), run(cs))
     def sqlOf(cs: Seq[String]) = s"SELECT id, ${cs.mkString(", ")} FROM fuzz"
+    def differs(m: String) = Outcome(Seq(m), Nil, Nil)
     both(calls) match {
-      case (Right(e), Right(a)) if e == a => Nil
+      case (Right(e), Right(a)) if e == a => Outcome(Nil, calls, Nil)
       case _ if calls.size > 1 =>
         val (a, b) = calls.splitAt(calls.size / 2)
-        compare(a, where) ++ compare(b, where)
-      case (Left(_), Left(_)) => Nil
+        val (x, y) = (compare(a, where), compare(b, where))
+        Outcome(x.mismatches ++ y.mismatches, x.agreed ++ y.agreed, x.failedBoth ++ y.failedBoth)
+      case (Left(_), Left(_)) => Outcome(Nil, Nil, calls)
       case (Right(e), Right(a)) =>
         val (x, y) = e.zipAll(a, "<none>", "<none>").find { case (p, q) => p != q }.get
-        Seq(s"$where: ${sqlOf(calls)}\n  Spark:  $x\n  Bolide: $y")
+        differs(s"$where: ${sqlOf(calls)}\n  Spark:  $x\n  Bolide: $y")
       case (Left(t), Right(_)) =>
-        Seq(s"$where: ${sqlOf(calls)}\n  Spark fails (${firstLine(t)}), Bolide answers")
+        differs(s"$where: ${sqlOf(calls)}\n  Spark fails (${firstLine(t)}), Bolide answers")
       case (Right(_), Left(t)) =>
-        Seq(s"$where: ${sqlOf(calls)}\n  Bolide fails (${firstLine(t)}), Spark answers")
+        differs(s"$where: ${sqlOf(calls)}\n  Bolide fails (${firstLine(t)}), Spark answers")
     }
   }
 
@@ -277,9 +360,14 @@ class FuzzSuite extends BolideSuiteBase {
 object FuzzSuite {
   private val Rows = 3000
   private val BatchSize = 24
+  private val CoverSize = 48
+  private val MaxTries = 3
   private val Zones = Seq("UTC", "America/Los_Angeles", "Europe/Berlin", "Asia/Kolkata", "Australia/Lord_Howe")
 
   final case class Call(function: String, sql: String, dataType: DataType)
+
+  /** A round's differences, and its calls whose values agreed or that failed on both sides. */
+  final case class Outcome(mismatches: Seq[String], agreed: Seq[String], failedBoth: Seq[String])
 
   /** A string as bytes: valid UTF-8, or not. */
   final case class Str(bytes: Array[Byte])
