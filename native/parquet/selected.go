@@ -50,6 +50,13 @@ func (c *column) skip(n int, mem memory.Allocator) error {
 	return c.cur.skip(n)
 }
 
+// selective reports whether readSelected converts the selected rows only (a flat column whose
+// decoder is a selectiveDecoder) rather than decoding the whole batch and gathering.
+func (c *column) selective() bool {
+	_, ok := c.dec.(selectiveDecoder)
+	return ok && c.nest == nil && c.leaf != nil
+}
+
 // readSelected decodes the rows sel (increasing, below n) of the next n rows.
 func (c *column) readSelected(n int, sel []int32, mem memory.Allocator) (arrow.Array, error) {
 	if c.leaf == nil && c.nest == nil {
@@ -337,6 +344,13 @@ func (d *fixedDecoder[T]) pick(c *cursor, ch chunk, vi []int32, dst []T, wanted 
 		}
 		if d.dictOf == c.dict {
 			nd := uint32(len(d.dict))
+			if ch.m == ch.k {
+				// No null row in the chunk: every vi is a value index.
+				if !gatherPicked(dst, vi, idx, d.dict) {
+					return fmt.Errorf("dictionary index out of range (dictionary has %d values): %w", nd, pq.ErrCorrupted)
+				}
+				return nil
+			}
 			for q, v := range vi {
 				if v < 0 {
 					dst[q] = zero
@@ -366,6 +380,11 @@ func (d *fixedDecoder[T]) pick(c *cursor, ch chunk, vi []int32, dst []T, wanted 
 		}
 		return nil
 	}
+	if len(vi) == ch.k && ch.m == ch.k {
+		// Every value of the chunk (a dense selection's chunk without a gap): converted
+		// straight into dst.
+		return d.conv(dst, &c.vals, c.val, c.val+ch.m)
+	}
 	if len(vi)*4 >= ch.m {
 		d.scratch = grow(d.scratch, ch.m)
 		if err := d.conv(d.scratch, &c.vals, c.val, c.val+ch.m); err != nil {
@@ -391,6 +410,21 @@ func (d *fixedDecoder[T]) pick(c *cursor, ch chunk, vi []int32, dst []T, wanted 
 		}
 	}
 	return nil
+}
+
+// gatherPicked writes dict[idx[v]] for each v of vi (no -1 among them) to dst; false when an
+// index is out of the dictionary.
+func gatherPicked[T any](dst []T, vi, idx []int32, dict []T) bool {
+	nd := uint32(len(dict))
+	dst = dst[:len(vi)]
+	for q, v := range vi {
+		x := uint32(idx[v])
+		if x >= nd {
+			return false
+		}
+		dst[q] = dict[x]
+	}
+	return true
 }
 
 func (d *fixedDecoder[T]) dictArray(c *cursor, mem memory.Allocator) (arrow.Array, error) {
@@ -469,6 +503,9 @@ func (d *bytesDecoder) pick(c *cursor, ch chunk, vi []int32, offs []int32, sink 
 	default:
 		data, voffs, nv = c.vals.data, c.vals.offsets, uint32(c.vals.n)
 	}
+	if idx != nil && size == 0 && ch.m == ch.k && d.uniform >= 0 && d.uniform <= 8 {
+		return d.pickUniform(idx, vi, offs, sink)
+	}
 	cur := int64(offs[0])
 	for q, v := range vi {
 		if v >= 0 {
@@ -504,6 +541,50 @@ func (d *bytesDecoder) pick(c *cursor, ch chunk, vi []int32, offs []int32, sink 
 			}
 		}
 		offs[q+1] = int32(cur)
+	}
+	return nil
+}
+
+// pickUniform is pick for a dictionary of short values of one length (flags such as TPC-H's
+// l_returnflag, codes) and a chunk without null rows: the output size is known up front, the
+// offsets are a stride, and each value is copied by a byte loop, without a memmove call.
+func (d *bytesDecoder) pickUniform(idx, vi, offs []int32, sink *byteSink) error {
+	l := d.uniform
+	base := int64(offs[0])
+	if base+int64(len(vi)*l) > math.MaxInt32 {
+		return errOffsetOverflow
+	}
+	out := sink.grab(len(vi) * l)
+	vals := d.dictData[d.dictOffs[0]:]
+	nd := uint32(d.dictN)
+	if uint64(len(vals)) < uint64(nd)*uint64(l) {
+		return fmt.Errorf("dictionary values out of range: %w", pq.ErrCorrupted)
+	}
+	o := offs[1 : len(vi)+1]
+	b := int32(base)
+	if l == 1 {
+		out = out[:len(vi)]
+		for q, v := range vi {
+			x := uint32(idx[v])
+			if x >= nd {
+				return fmt.Errorf("value %d out of range (%d values): %w", x, nd, pq.ErrCorrupted)
+			}
+			out[q] = vals[x]
+			o[q] = b + int32(q+1)
+		}
+		return nil
+	}
+	for q, v := range vi {
+		x := uint32(idx[v])
+		if x >= nd {
+			return fmt.Errorf("value %d out of range (%d values): %w", x, nd, pq.ErrCorrupted)
+		}
+		src := vals[int(x)*l : int(x)*l+l]
+		dst := out[q*l : q*l+l]
+		for k := range dst {
+			dst[k] = src[k]
+		}
+		o[q] = b + int32((q+1)*l)
 	}
 	return nil
 }
