@@ -516,10 +516,11 @@ type fixedDecoder[T any] struct {
 	dict    []T
 	scratch []T
 	vidx    []int32 // readSelected (selected.go): the selected rows' value indexes
+	vidx2   []int32 // the same for a chunk without nulls, when a path wants them as a slice
 }
 
 func (d *fixedDecoder[T]) release() {
-	d.dictOf, d.dict, d.scratch, d.vidx = nil, nil, nil, nil
+	d.dictOf, d.dict, d.scratch, d.vidx, d.vidx2 = nil, nil, nil, nil, nil
 }
 
 func (d *fixedDecoder[T]) loadDict(c *cursor) error {
@@ -888,10 +889,11 @@ type bytesDecoder struct {
 	size     int
 	uniform  int     // the length of every dictionary value, -1 when they differ
 	vidx     []int32 // readSelected: the selected rows' value indexes
+	vidx2    []int32 // the same for a chunk without nulls, when a path wants them as a slice
 }
 
 func (d *bytesDecoder) release() {
-	d.dictOf, d.dictData, d.dictOffs, d.vidx = nil, nil, nil, nil
+	d.dictOf, d.dictData, d.dictOffs, d.vidx, d.vidx2 = nil, nil, nil, nil, nil
 }
 
 // byteSink appends value bytes to an allocator buffer that grows geometrically.

@@ -239,21 +239,57 @@ func (w *selWalk) gap(pos, n int) int {
 
 // next returns the selected rows below end.
 func (w *selWalk) next(end int) []int32 {
-	e := w.j
-	for e < len(w.sel) && int(w.sel[e]) < end {
-		e++
+	e := len(w.sel)
+	if e > w.j && int(w.sel[e-1]) >= end {
+		// Not every remaining row: the first at or past end, by binary search (a dense
+		// selection's chunk holds thousands of rows).
+		lo, hi := w.j, e-1 // sel[hi] >= end
+		for lo < hi {
+			m := int(uint(lo+hi) >> 1)
+			if int(w.sel[m]) < end {
+				lo = m + 1
+			} else {
+				hi = m
+			}
+		}
+		e = lo
 	}
 	rows := w.sel[w.j:e]
 	w.j = e
 	return rows
 }
 
+// picked is the selected rows of one chunk, handed to a decoder's pick.
+type picked struct {
+	ch   chunk
+	at   int     // the position in sel of the first one
+	rows []int32 // the rows, relative to the batch
+	base int32   // the batch row of the chunk's first row
+	// vi is the rows' value indexes among the chunk's values (-1: a null row), or nil when the
+	// chunk has no null row: a row's value index is then row-base, which the hot loops compute
+	// as they go instead of reading it from a slice written first.
+	vi []int32
+}
+
+// indexes returns the value indexes, written to *buf when the chunk has no null row.
+func (p *picked) indexes(buf *[]int32) []int32 {
+	if p.vi != nil {
+		return p.vi
+	}
+	*buf = grow(*buf, len(p.rows))
+	vi := (*buf)[:len(p.rows)]
+	for q, r := range p.rows {
+		vi[q] = r - p.base
+	}
+	return vi
+}
+
 // walkSelected moves the cursor over the next n rows, skipping the stretches without a
-// selected row, and calls pick for each chunk of a page that holds selected rows: at is the
-// position in sel of its first one, vi their value indexes in the page (-1: a null row), whose
+// selected row, and calls pick for each chunk of a page that holds selected rows; their
 // validity goes to valid.
 func walkSelected(c *cursor, n int, sel []int32, vidx *[]int32, valid *selValidity, mem memory.Allocator,
-	pick func(ch chunk, at int, vi []int32) error) error {
+	pick func(p *picked) error) error {
+	var p picked
 	w := selWalk{sel: sel}
 	for pos := 0; pos < n; {
 		if g := w.gap(pos, n); g > 0 {
@@ -269,14 +305,17 @@ func walkSelected(c *cursor, n int, sel []int32, vidx *[]int32, valid *selValidi
 		}
 		at := w.j
 		if rows := w.next(pos + ch.k); len(rows) > 0 {
-			*vidx = grow(*vidx, len(rows))
-			vi := (*vidx)[:len(rows)]
-			valueIndexes(ch, c.maxDef, rows, int32(pos), vi)
-			if err := pick(ch, at, vi); err != nil {
+			p = picked{ch: ch, at: at, rows: rows, base: int32(pos)}
+			if ch.m != ch.k {
+				*vidx = grow(*vidx, len(rows))
+				p.vi = (*vidx)[:len(rows)]
+				valueIndexes(ch, c.maxDef, rows, int32(pos), p.vi)
+			}
+			if err := pick(&p); err != nil {
 				return err
 			}
-			if ch.m != ch.k {
-				valid.add(mem, at, vi, len(sel))
+			if p.vi != nil {
+				valid.add(mem, at, p.vi, len(sel))
 			}
 		}
 		c.consume(ch)
@@ -320,8 +359,8 @@ func (d *fixedDecoder[T]) readSelected(c *cursor, n int, sel []int32, mem memory
 		releaseBuf(valid.buf)
 		return nil, err
 	}
-	err := walkSelected(c, n, sel, &d.vidx, &valid, mem, func(ch chunk, at int, vi []int32) error {
-		return d.pick(c, ch, vi, out[at:at+len(vi)], m)
+	err := walkSelected(c, n, sel, &d.vidx, &valid, mem, func(p *picked) error {
+		return d.pick(c, p, out[p.at:p.at+len(p.rows)], m, n)
 	})
 	if err != nil {
 		return fail(err)
@@ -329,29 +368,30 @@ func (d *fixedDecoder[T]) readSelected(c *cursor, n int, sel []int32, mem memory
 	return makeArray(d.dt, m, valid.nulls, valid.buf, vb), nil
 }
 
-// pick converts the values vi (indexes among the chunk's values, -1 for a null row) of the chunk
-// into dst; wanted is the number of rows the whole batch selects.
-func (d *fixedDecoder[T]) pick(c *cursor, ch chunk, vi []int32, dst []T, wanted int) error {
+// pick converts the selected values of a chunk into dst; wanted is the number of rows the
+// whole batch selects, of its n.
+func (d *fixedDecoder[T]) pick(c *cursor, p *picked, dst []T, wanted, n int) error {
 	var zero T
+	ch := p.ch
 	if c.idx != nil {
 		idx := c.idx[c.val : c.val+ch.m]
 		// Converting the whole dictionary pays when the batches of its row group want about as
-		// many rows as it has values.
-		if d.dictOf != c.dict && wanted*8 >= c.dict.vals.n {
+		// many rows as it has values, which a batch that wants most of its rows predicts (a
+		// price column's dictionary is larger than a batch, but not than the row group).
+		if d.dictOf != c.dict && (wanted*8 >= c.dict.vals.n || 2*wanted >= n) {
 			if err := d.loadDict(c); err != nil {
 				return err
 			}
 		}
 		if d.dictOf == c.dict {
 			nd := uint32(len(d.dict))
-			if ch.m == ch.k {
-				// No null row in the chunk: every vi is a value index.
-				if !gatherPicked(dst, vi, idx, d.dict) {
+			if p.vi == nil {
+				if !gatherRows(dst, p.rows, p.base, idx, d.dict) {
 					return fmt.Errorf("dictionary index out of range (dictionary has %d values): %w", nd, pq.ErrCorrupted)
 				}
 				return nil
 			}
-			for q, v := range vi {
+			for q, v := range p.vi {
 				if v < 0 {
 					dst[q] = zero
 					continue
@@ -365,7 +405,7 @@ func (d *fixedDecoder[T]) pick(c *cursor, ch chunk, vi []int32, dst []T, wanted 
 			return nil
 		}
 		raw := &c.dict.vals
-		for q, v := range vi {
+		for q, v := range p.indexes(&d.vidx2) {
 			if v < 0 {
 				dst[q] = zero
 				continue
@@ -380,11 +420,12 @@ func (d *fixedDecoder[T]) pick(c *cursor, ch chunk, vi []int32, dst []T, wanted 
 		}
 		return nil
 	}
-	if len(vi) == ch.k && ch.m == ch.k {
+	if len(p.rows) == ch.k && ch.m == ch.k {
 		// Every value of the chunk (a dense selection's chunk without a gap): converted
 		// straight into dst.
 		return d.conv(dst, &c.vals, c.val, c.val+ch.m)
 	}
+	vi := p.indexes(&d.vidx2)
 	if len(vi)*4 >= ch.m {
 		d.scratch = grow(d.scratch, ch.m)
 		if err := d.conv(d.scratch, &c.vals, c.val, c.val+ch.m); err != nil {
@@ -412,13 +453,13 @@ func (d *fixedDecoder[T]) pick(c *cursor, ch chunk, vi []int32, dst []T, wanted 
 	return nil
 }
 
-// gatherPicked writes dict[idx[v]] for each v of vi (no -1 among them) to dst; false when an
-// index is out of the dictionary.
-func gatherPicked[T any](dst []T, vi, idx []int32, dict []T) bool {
+// gatherRows writes dict[idx[r-base]] for each selected row r of a chunk without null rows
+// to dst; false when an index is out of the dictionary.
+func gatherRows[T any](dst []T, rows []int32, base int32, idx []int32, dict []T) bool {
 	nd := uint32(len(dict))
-	dst = dst[:len(vi)]
-	for q, v := range vi {
-		x := uint32(idx[v])
+	dst = dst[:len(rows)]
+	for q, r := range rows {
+		x := uint32(idx[r-base])
 		if x >= nd {
 			return false
 		}
@@ -465,8 +506,8 @@ func (d *bytesDecoder) readSelected(c *cursor, n int, sel []int32, mem memory.Al
 		releaseBuf(valid.buf)
 		return nil, err
 	}
-	err := walkSelected(c, n, sel, &d.vidx, &valid, mem, func(ch chunk, at int, vi []int32) error {
-		return d.pick(c, ch, vi, offs[at:at+len(vi)+1], &sink)
+	err := walkSelected(c, n, sel, &d.vidx, &valid, mem, func(p *picked) error {
+		return d.pick(c, p, offs[p.at:p.at+len(p.rows)+1], &sink)
 	})
 	if err != nil {
 		return fail(err)
@@ -480,7 +521,8 @@ func (d *bytesDecoder) readSelected(c *cursor, n int, sel []int32, mem memory.Al
 
 // pick appends the values vi of the chunk (-1: a null row, no bytes); offs[0] is set, offs[1:]
 // receive the row ends.
-func (d *bytesDecoder) pick(c *cursor, ch chunk, vi []int32, offs []int32, sink *byteSink) error {
+func (d *bytesDecoder) pick(c *cursor, p *picked, offs []int32, sink *byteSink) error {
+	ch := p.ch
 	var data []byte
 	var voffs []uint32
 	var nv uint32
@@ -503,9 +545,10 @@ func (d *bytesDecoder) pick(c *cursor, ch chunk, vi []int32, offs []int32, sink 
 	default:
 		data, voffs, nv = c.vals.data, c.vals.offsets, uint32(c.vals.n)
 	}
-	if idx != nil && size == 0 && ch.m == ch.k && d.uniform >= 0 && d.uniform <= 8 {
-		return d.pickUniform(idx, vi, offs, sink)
+	if idx != nil && size == 0 && p.vi == nil && d.uniform >= 0 && d.uniform <= 8 {
+		return d.pickUniform(idx, p.rows, p.base, offs, sink)
 	}
+	vi := p.indexes(&d.vidx2)
 	cur := int64(offs[0])
 	for q, v := range vi {
 		if v >= 0 {
@@ -546,26 +589,26 @@ func (d *bytesDecoder) pick(c *cursor, ch chunk, vi []int32, offs []int32, sink 
 }
 
 // pickUniform is pick for a dictionary of short values of one length (flags such as TPC-H's
-// l_returnflag, codes) and a chunk without null rows: the output size is known up front, the
+// l_returnflag, codes) and a chunk without null rows (row r's value is idx[r-base]): the output size is known up front, the
 // offsets are a stride, and each value is copied by a byte loop, without a memmove call.
-func (d *bytesDecoder) pickUniform(idx, vi, offs []int32, sink *byteSink) error {
+func (d *bytesDecoder) pickUniform(idx, rows []int32, base int32, offs []int32, sink *byteSink) error {
 	l := d.uniform
-	base := int64(offs[0])
-	if base+int64(len(vi)*l) > math.MaxInt32 {
+	start := int64(offs[0])
+	if start+int64(len(rows)*l) > math.MaxInt32 {
 		return errOffsetOverflow
 	}
-	out := sink.grab(len(vi) * l)
+	out := sink.grab(len(rows) * l)
 	vals := d.dictData[d.dictOffs[0]:]
 	nd := uint32(d.dictN)
 	if uint64(len(vals)) < uint64(nd)*uint64(l) {
 		return fmt.Errorf("dictionary values out of range: %w", pq.ErrCorrupted)
 	}
-	o := offs[1 : len(vi)+1]
-	b := int32(base)
+	o := offs[1 : len(rows)+1]
+	b := int32(start)
 	if l == 1 {
-		out = out[:len(vi)]
-		for q, v := range vi {
-			x := uint32(idx[v])
+		out = out[:len(rows)]
+		for q, r := range rows {
+			x := uint32(idx[r-base])
 			if x >= nd {
 				return fmt.Errorf("value %d out of range (%d values): %w", x, nd, pq.ErrCorrupted)
 			}
@@ -574,8 +617,8 @@ func (d *bytesDecoder) pickUniform(idx, vi, offs []int32, sink *byteSink) error 
 		}
 		return nil
 	}
-	for q, v := range vi {
-		x := uint32(idx[v])
+	for q, r := range rows {
+		x := uint32(idx[r-base])
 		if x >= nd {
 			return fmt.Errorf("value %d out of range (%d values): %w", x, nd, pq.ErrCorrupted)
 		}
