@@ -7,6 +7,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	bmem "github.com/bolide-dev/bolide/native/memory"
 )
 
 // ExpandCodes expands dictionary codes: row i of the result is dict's entry codes[i]. See
@@ -76,8 +78,7 @@ func takeCodesFixed[T fixed](alloc memory.Allocator, dict arrow.Array, vals []T,
 		n = len(codes)
 	}
 	var zero T
-	data := memory.NewResizableBuffer(alloc)
-	data.Resize(n * int(unsafe.Sizeof(zero)))
+	data := bmem.NewUninitBuffer(alloc, n*int(unsafe.Sizeof(zero))) // every value written below
 	out := arrow.GetData[T](data.Bytes())[:n]
 	nulls := 0
 	if all {

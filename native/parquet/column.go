@@ -18,6 +18,7 @@ import (
 	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
 
+	bmem "github.com/bolide-dev/bolide/native/memory"
 	"github.com/bolide-dev/bolide/native/sparktype"
 )
 
@@ -436,6 +437,12 @@ func newDecoder(cv conv, dt arrow.DataType, up int32) decoder {
 
 // ---- buffers -------------------------------------------------------------------------------
 
+// newOutBuffer is newBuffer for an output its decoder overwrites completely (values, offsets):
+// not zeroed first (bmem.NewUninitBuffer).
+func newOutBuffer(mem memory.Allocator, n int) *memory.Buffer {
+	return bmem.NewUninitBuffer(mem, n)
+}
+
 func newBuffer(mem memory.Allocator, n int) *memory.Buffer {
 	b := memory.NewResizableBuffer(mem)
 	b.Resize(n)
@@ -547,7 +554,7 @@ func grow[T any](s []T, n int) []T {
 
 func (d *fixedDecoder[T]) read(c *cursor, n int, mem memory.Allocator) (arrow.Array, error) {
 	var zero T
-	vb := newBuffer(mem, n*int(unsafe.Sizeof(zero)))
+	vb := newOutBuffer(mem, n*int(unsafe.Sizeof(zero)))
 	out := viewAs[T](vb.Bytes(), n)
 	valid := newValidity(c, n, mem)
 	fail := func(err error) (arrow.Array, error) {
@@ -917,7 +924,7 @@ func (s *byteSink) grab(n int) []byte {
 }
 
 func (d *bytesDecoder) read(c *cursor, n int, mem memory.Allocator) (arrow.Array, error) {
-	ob := newBuffer(mem, (n+1)*4)
+	ob := newOutBuffer(mem, (n+1)*4)
 	offs := viewAs[int32](ob.Bytes(), n+1)
 	offs[0] = 0
 	sink := byteSink{buf: memory.NewResizableBuffer(mem)}

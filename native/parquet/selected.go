@@ -351,7 +351,7 @@ func (v *selValidity) add(mem memory.Allocator, at int, vi []int32, total int) {
 func (d *fixedDecoder[T]) readSelected(c *cursor, n int, sel []int32, mem memory.Allocator) (arrow.Array, error) {
 	var zero T
 	m := len(sel)
-	vb := newBuffer(mem, m*int(unsafe.Sizeof(zero)))
+	vb := newOutBuffer(mem, m*int(unsafe.Sizeof(zero)))
 	out := viewAs[T](vb.Bytes(), m)
 	var valid selValidity
 	fail := func(err error) (arrow.Array, error) {
@@ -494,7 +494,7 @@ func dictValidity(mem memory.Allocator, nd int) *memory.Buffer {
 
 func (d *bytesDecoder) readSelected(c *cursor, n int, sel []int32, mem memory.Allocator) (arrow.Array, error) {
 	m := len(sel)
-	ob := newBuffer(mem, (m+1)*4)
+	ob := newOutBuffer(mem, (m+1)*4)
 	offs := viewAs[int32](ob.Bytes(), m+1)
 	offs[0] = 0
 	sink := byteSink{buf: memory.NewResizableBuffer(mem)}
