@@ -420,7 +420,7 @@ func newDecoder(cv conv, dt arrow.DataType, up int32) decoder {
 	case cvDecI32:
 		return &fixedDecoder[decimal128.Num]{dt: dt, conv: rescaled(convDecI32, up)}
 	case cvDecI64:
-		return &fixedDecoder[decimal128.Num]{dt: dt, conv: rescaled(convDecI64, up)}
+		return &fixedDecoder[decimal128.Num]{dt: dt, conv: rescaled(convDecI64, up), fromI64: up == 0}
 	case cvDecU64:
 		return &fixedDecoder[decimal128.Num]{dt: dt, conv: convDecU64}
 	case cvDecFLBA:
@@ -524,6 +524,11 @@ type fixedDecoder[T any] struct {
 	scratch []T
 	vidx    []int32 // readSelected (selected.go): the selected rows' value indexes
 	vidx2   []int32 // the same for a chunk without nulls, when a path wants them as a slice
+	// fromI64: T is decimal128.Num read from INT64 without rescaling, so a dictionary page's
+	// rows are widened straight from the dictionary's INT64 values: half the bytes of a
+	// converted dictionary to fetch at random (a price column's dictionary is as large as its
+	// row group), and no conversion of the dictionary.
+	fromI64 bool
 }
 
 func (d *fixedDecoder[T]) release() {
@@ -569,6 +574,11 @@ func (d *fixedDecoder[T]) read(c *cursor, n int, mem memory.Allocator) (arrow.Ar
 		}
 		dst := out[pos : pos+ch.k]
 		switch {
+		case c.idx != nil && d.fromI64 && ch.m == ch.k:
+			raw := &c.dict.vals
+			if !gatherWidenAll(any(dst).([]decimal128.Num), c.idx[c.val:c.val+ch.m], viewAs[int64](raw.data, raw.n)) {
+				return fail(fmt.Errorf("dictionary index out of range (dictionary has %d values): %w", raw.n, pq.ErrCorrupted))
+			}
 		case c.idx != nil:
 			if err := d.loadDict(c); err != nil {
 				return fail(err)
@@ -624,6 +634,19 @@ func gather[T any](dst []T, idx []int32, dict []T) bool {
 			return false
 		}
 		dst[i] = dict[x]
+	}
+	return true
+}
+
+// gatherWidenAll is gather from an INT64 dictionary, widening to decimal128 (fromI64).
+func gatherWidenAll(dst []decimal128.Num, idx []int32, dict []int64) bool {
+	n := uint32(len(dict))
+	dst = dst[:len(idx)]
+	for i, x := range idx {
+		if uint32(x) >= n {
+			return false
+		}
+		dst[i] = widenI64(dict[x])
 	}
 	return true
 }
@@ -709,10 +732,13 @@ func convDecI64(dst []decimal128.Num, v *rawVals, from, to int) error {
 	src := viewAs[int64](v.data, v.n)[from:to]
 	dst = dst[:len(src)]
 	for i, x := range src {
-		dst[i] = decimal128.FromI64(x)
+		dst[i] = widenI64(x)
 	}
 	return nil
 }
+
+// widenI64 is decimal128.FromI64 without its branches: the high word is the sign extension.
+func widenI64(x int64) decimal128.Num { return decimal128.New(x>>63, uint64(x)) }
 
 func convDecU64(dst []decimal128.Num, v *rawVals, from, to int) error {
 	src := viewAs[uint64](v.data, v.n)[from:to]

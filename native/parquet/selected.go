@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	pq "github.com/parquet-go/parquet-go"
 
@@ -375,6 +376,13 @@ func (d *fixedDecoder[T]) pick(c *cursor, p *picked, dst []T, wanted, n int) err
 	ch := p.ch
 	if c.idx != nil {
 		idx := c.idx[c.val : c.val+ch.m]
+		if d.fromI64 && p.vi == nil {
+			raw := &c.dict.vals
+			if !gatherWiden(any(dst).([]decimal128.Num), p.rows, p.base, idx, viewAs[int64](raw.data, raw.n)) {
+				return fmt.Errorf("dictionary index out of range (dictionary has %d values): %w", raw.n, pq.ErrCorrupted)
+			}
+			return nil
+		}
 		// Converting the whole dictionary pays when the batches of its row group want about as
 		// many rows as it has values, which a batch that wants most of its rows predicts (a
 		// price column's dictionary is larger than a batch, but not than the row group).
@@ -451,6 +459,20 @@ func (d *fixedDecoder[T]) pick(c *cursor, p *picked, dst []T, wanted, n int) err
 		}
 	}
 	return nil
+}
+
+// gatherWiden is gatherRows from an INT64 dictionary, widening to decimal128 (fixedDecoder.fromI64).
+func gatherWiden(dst []decimal128.Num, rows []int32, base int32, idx []int32, dict []int64) bool {
+	nd := uint32(len(dict))
+	dst = dst[:len(rows)]
+	for q, r := range rows {
+		x := uint32(idx[r-base])
+		if x >= nd {
+			return false
+		}
+		dst[q] = widenI64(dict[x])
+	}
+	return true
 }
 
 // gatherRows writes dict[idx[r-base]] for each selected row r of a chunk without null rows
