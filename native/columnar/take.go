@@ -10,6 +10,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	bmem "github.com/bolide-dev/bolide/native/memory"
 )
 
 // Take gathers the rows sel (increasing or not) of arr into a new array allocated from alloc.
@@ -99,9 +101,8 @@ func takeValidity(alloc memory.Allocator, arr arrow.Array, sel []int32) (*memory
 
 func takeFixed[T fixed](alloc memory.Allocator, arr arrow.Array, vals []T, sel []int32) arrow.Array {
 	validity, nulls := takeValidity(alloc, arr, sel)
-	data := memory.NewResizableBuffer(alloc)
 	var zero T
-	data.Resize(len(sel) * int(unsafe.Sizeof(zero)))
+	data := bmem.NewUninitBuffer(alloc, len(sel)*int(unsafe.Sizeof(zero))) // every value written below
 	out := arrow.GetData[T](data.Bytes())
 	for i, j := range sel {
 		out[i] = vals[j]
@@ -134,8 +135,7 @@ func takeBool(alloc memory.Allocator, a *array.Boolean, sel []int32) arrow.Array
 
 func takeBinary(alloc memory.Allocator, arr arrow.Array, offsets []int32, bytes []byte, sel []int32) arrow.Array {
 	validity, nulls := takeValidity(alloc, arr, sel)
-	offBuf := memory.NewResizableBuffer(alloc)
-	offBuf.Resize((len(sel) + 1) * 4)
+	offBuf := bmem.NewUninitBuffer(alloc, (len(sel)+1)*4) // every offset written below
 	outOff := arrow.Int32Traits.CastFromBytes(offBuf.Bytes())
 	total := 0
 	for i, j := range sel {
@@ -143,8 +143,7 @@ func takeBinary(alloc memory.Allocator, arr arrow.Array, offsets []int32, bytes 
 		total += int(offsets[j+1] - offsets[j])
 	}
 	outOff[len(sel)] = int32(total)
-	dataBuf := memory.NewResizableBuffer(alloc)
-	dataBuf.Resize(total)
+	dataBuf := bmem.NewUninitBuffer(alloc, total) // every byte written below
 	out := dataBuf.Bytes()
 	// ValueBytes starts at the first offset of the (possibly sliced) array.
 	base := offsets[0]

@@ -18,6 +18,7 @@ import (
 	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
 
+	bmem "github.com/bolide-dev/bolide/native/memory"
 	"github.com/bolide-dev/bolide/native/sparktype"
 )
 
@@ -419,7 +420,7 @@ func newDecoder(cv conv, dt arrow.DataType, up int32) decoder {
 	case cvDecI32:
 		return &fixedDecoder[decimal128.Num]{dt: dt, conv: rescaled(convDecI32, up)}
 	case cvDecI64:
-		return &fixedDecoder[decimal128.Num]{dt: dt, conv: rescaled(convDecI64, up)}
+		return &fixedDecoder[decimal128.Num]{dt: dt, conv: rescaled(convDecI64, up), fromI64: up == 0}
 	case cvDecU64:
 		return &fixedDecoder[decimal128.Num]{dt: dt, conv: convDecU64}
 	case cvDecFLBA:
@@ -435,6 +436,12 @@ func newDecoder(cv conv, dt arrow.DataType, up int32) decoder {
 }
 
 // ---- buffers -------------------------------------------------------------------------------
+
+// newOutBuffer is newBuffer for an output its decoder overwrites completely (values, offsets):
+// not zeroed first (bmem.NewUninitBuffer).
+func newOutBuffer(mem memory.Allocator, n int) *memory.Buffer {
+	return bmem.NewUninitBuffer(mem, n)
+}
 
 func newBuffer(mem memory.Allocator, n int) *memory.Buffer {
 	b := memory.NewResizableBuffer(mem)
@@ -516,10 +523,16 @@ type fixedDecoder[T any] struct {
 	dict    []T
 	scratch []T
 	vidx    []int32 // readSelected (selected.go): the selected rows' value indexes
+	vidx2   []int32 // the same for a chunk without nulls, when a path wants them as a slice
+	// fromI64: T is decimal128.Num read from INT64 without rescaling, so a dictionary page's
+	// rows are widened straight from the dictionary's INT64 values: half the bytes of a
+	// converted dictionary to fetch at random (a price column's dictionary is as large as its
+	// row group), and no conversion of the dictionary.
+	fromI64 bool
 }
 
 func (d *fixedDecoder[T]) release() {
-	d.dictOf, d.dict, d.scratch, d.vidx = nil, nil, nil, nil
+	d.dictOf, d.dict, d.scratch, d.vidx, d.vidx2 = nil, nil, nil, nil, nil
 }
 
 func (d *fixedDecoder[T]) loadDict(c *cursor) error {
@@ -546,7 +559,7 @@ func grow[T any](s []T, n int) []T {
 
 func (d *fixedDecoder[T]) read(c *cursor, n int, mem memory.Allocator) (arrow.Array, error) {
 	var zero T
-	vb := newBuffer(mem, n*int(unsafe.Sizeof(zero)))
+	vb := newOutBuffer(mem, n*int(unsafe.Sizeof(zero)))
 	out := viewAs[T](vb.Bytes(), n)
 	valid := newValidity(c, n, mem)
 	fail := func(err error) (arrow.Array, error) {
@@ -561,6 +574,11 @@ func (d *fixedDecoder[T]) read(c *cursor, n int, mem memory.Allocator) (arrow.Ar
 		}
 		dst := out[pos : pos+ch.k]
 		switch {
+		case c.idx != nil && d.fromI64 && ch.m == ch.k:
+			raw := &c.dict.vals
+			if !gatherWidenAll(any(dst).([]decimal128.Num), c.idx[c.val:c.val+ch.m], viewAs[int64](raw.data, raw.n)) {
+				return fail(fmt.Errorf("dictionary index out of range (dictionary has %d values): %w", raw.n, pq.ErrCorrupted))
+			}
 		case c.idx != nil:
 			if err := d.loadDict(c); err != nil {
 				return fail(err)
@@ -616,6 +634,19 @@ func gather[T any](dst []T, idx []int32, dict []T) bool {
 			return false
 		}
 		dst[i] = dict[x]
+	}
+	return true
+}
+
+// gatherWidenAll is gather from an INT64 dictionary, widening to decimal128 (fromI64).
+func gatherWidenAll(dst []decimal128.Num, idx []int32, dict []int64) bool {
+	n := uint32(len(dict))
+	dst = dst[:len(idx)]
+	for i, x := range idx {
+		if uint32(x) >= n {
+			return false
+		}
+		dst[i] = widenI64(dict[x])
 	}
 	return true
 }
@@ -701,10 +732,13 @@ func convDecI64(dst []decimal128.Num, v *rawVals, from, to int) error {
 	src := viewAs[int64](v.data, v.n)[from:to]
 	dst = dst[:len(src)]
 	for i, x := range src {
-		dst[i] = decimal128.FromI64(x)
+		dst[i] = widenI64(x)
 	}
 	return nil
 }
+
+// widenI64 is decimal128.FromI64 without its branches: the high word is the sign extension.
+func widenI64(x int64) decimal128.Num { return decimal128.New(x>>63, uint64(x)) }
 
 func convDecU64(dst []decimal128.Num, v *rawVals, from, to int) error {
 	src := viewAs[uint64](v.data, v.n)[from:to]
@@ -888,10 +922,11 @@ type bytesDecoder struct {
 	size     int
 	uniform  int     // the length of every dictionary value, -1 when they differ
 	vidx     []int32 // readSelected: the selected rows' value indexes
+	vidx2    []int32 // the same for a chunk without nulls, when a path wants them as a slice
 }
 
 func (d *bytesDecoder) release() {
-	d.dictOf, d.dictData, d.dictOffs, d.vidx = nil, nil, nil, nil
+	d.dictOf, d.dictData, d.dictOffs, d.vidx, d.vidx2 = nil, nil, nil, nil, nil
 }
 
 // byteSink appends value bytes to an allocator buffer that grows geometrically.
@@ -915,7 +950,7 @@ func (s *byteSink) grab(n int) []byte {
 }
 
 func (d *bytesDecoder) read(c *cursor, n int, mem memory.Allocator) (arrow.Array, error) {
-	ob := newBuffer(mem, (n+1)*4)
+	ob := newOutBuffer(mem, (n+1)*4)
 	offs := viewAs[int32](ob.Bytes(), n+1)
 	offs[0] = 0
 	sink := byteSink{buf: memory.NewResizableBuffer(mem)}

@@ -47,7 +47,7 @@ func readCorpusLazy(t *testing.T, path string, cols []*corpusCol, batch int, see
 			break
 		}
 		n := lb.NumRows()
-		density := [...]float64{0, 0.02, 0.5, 1}[rng.IntN(4)]
+		density := [...]float64{0, 0.02, 0.5, 0.9, 0.98, 1}[rng.IntN(6)]
 		sel = sel[:0]
 		for i := 0; i < n; i++ {
 			if rng.Float64() < density {

@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	pq "github.com/parquet-go/parquet-go"
 
@@ -48,6 +49,13 @@ func (c *column) skip(n int, mem memory.Allocator) error {
 		return nil
 	}
 	return c.cur.skip(n)
+}
+
+// selective reports whether readSelected converts the selected rows only (a flat column whose
+// decoder is a selectiveDecoder) rather than decoding the whole batch and gathering.
+func (c *column) selective() bool {
+	_, ok := c.dec.(selectiveDecoder)
+	return ok && c.nest == nil && c.leaf != nil
 }
 
 // readSelected decodes the rows sel (increasing, below n) of the next n rows.
@@ -232,21 +240,57 @@ func (w *selWalk) gap(pos, n int) int {
 
 // next returns the selected rows below end.
 func (w *selWalk) next(end int) []int32 {
-	e := w.j
-	for e < len(w.sel) && int(w.sel[e]) < end {
-		e++
+	e := len(w.sel)
+	if e > w.j && int(w.sel[e-1]) >= end {
+		// Not every remaining row: the first at or past end, by binary search (a dense
+		// selection's chunk holds thousands of rows).
+		lo, hi := w.j, e-1 // sel[hi] >= end
+		for lo < hi {
+			m := int(uint(lo+hi) >> 1)
+			if int(w.sel[m]) < end {
+				lo = m + 1
+			} else {
+				hi = m
+			}
+		}
+		e = lo
 	}
 	rows := w.sel[w.j:e]
 	w.j = e
 	return rows
 }
 
+// picked is the selected rows of one chunk, handed to a decoder's pick.
+type picked struct {
+	ch   chunk
+	at   int     // the position in sel of the first one
+	rows []int32 // the rows, relative to the batch
+	base int32   // the batch row of the chunk's first row
+	// vi is the rows' value indexes among the chunk's values (-1: a null row), or nil when the
+	// chunk has no null row: a row's value index is then row-base, which the hot loops compute
+	// as they go instead of reading it from a slice written first.
+	vi []int32
+}
+
+// indexes returns the value indexes, written to *buf when the chunk has no null row.
+func (p *picked) indexes(buf *[]int32) []int32 {
+	if p.vi != nil {
+		return p.vi
+	}
+	*buf = grow(*buf, len(p.rows))
+	vi := (*buf)[:len(p.rows)]
+	for q, r := range p.rows {
+		vi[q] = r - p.base
+	}
+	return vi
+}
+
 // walkSelected moves the cursor over the next n rows, skipping the stretches without a
-// selected row, and calls pick for each chunk of a page that holds selected rows: at is the
-// position in sel of its first one, vi their value indexes in the page (-1: a null row), whose
+// selected row, and calls pick for each chunk of a page that holds selected rows; their
 // validity goes to valid.
 func walkSelected(c *cursor, n int, sel []int32, vidx *[]int32, valid *selValidity, mem memory.Allocator,
-	pick func(ch chunk, at int, vi []int32) error) error {
+	pick func(p *picked) error) error {
+	var p picked
 	w := selWalk{sel: sel}
 	for pos := 0; pos < n; {
 		if g := w.gap(pos, n); g > 0 {
@@ -262,14 +306,17 @@ func walkSelected(c *cursor, n int, sel []int32, vidx *[]int32, valid *selValidi
 		}
 		at := w.j
 		if rows := w.next(pos + ch.k); len(rows) > 0 {
-			*vidx = grow(*vidx, len(rows))
-			vi := (*vidx)[:len(rows)]
-			valueIndexes(ch, c.maxDef, rows, int32(pos), vi)
-			if err := pick(ch, at, vi); err != nil {
+			p = picked{ch: ch, at: at, rows: rows, base: int32(pos)}
+			if ch.m != ch.k {
+				*vidx = grow(*vidx, len(rows))
+				p.vi = (*vidx)[:len(rows)]
+				valueIndexes(ch, c.maxDef, rows, int32(pos), p.vi)
+			}
+			if err := pick(&p); err != nil {
 				return err
 			}
-			if ch.m != ch.k {
-				valid.add(mem, at, vi, len(sel))
+			if p.vi != nil {
+				valid.add(mem, at, p.vi, len(sel))
 			}
 		}
 		c.consume(ch)
@@ -305,7 +352,7 @@ func (v *selValidity) add(mem memory.Allocator, at int, vi []int32, total int) {
 func (d *fixedDecoder[T]) readSelected(c *cursor, n int, sel []int32, mem memory.Allocator) (arrow.Array, error) {
 	var zero T
 	m := len(sel)
-	vb := newBuffer(mem, m*int(unsafe.Sizeof(zero)))
+	vb := newOutBuffer(mem, m*int(unsafe.Sizeof(zero)))
 	out := viewAs[T](vb.Bytes(), m)
 	var valid selValidity
 	fail := func(err error) (arrow.Array, error) {
@@ -313,8 +360,8 @@ func (d *fixedDecoder[T]) readSelected(c *cursor, n int, sel []int32, mem memory
 		releaseBuf(valid.buf)
 		return nil, err
 	}
-	err := walkSelected(c, n, sel, &d.vidx, &valid, mem, func(ch chunk, at int, vi []int32) error {
-		return d.pick(c, ch, vi, out[at:at+len(vi)], m)
+	err := walkSelected(c, n, sel, &d.vidx, &valid, mem, func(p *picked) error {
+		return d.pick(c, p, out[p.at:p.at+len(p.rows)], m, n)
 	})
 	if err != nil {
 		return fail(err)
@@ -322,22 +369,37 @@ func (d *fixedDecoder[T]) readSelected(c *cursor, n int, sel []int32, mem memory
 	return makeArray(d.dt, m, valid.nulls, valid.buf, vb), nil
 }
 
-// pick converts the values vi (indexes among the chunk's values, -1 for a null row) of the chunk
-// into dst; wanted is the number of rows the whole batch selects.
-func (d *fixedDecoder[T]) pick(c *cursor, ch chunk, vi []int32, dst []T, wanted int) error {
+// pick converts the selected values of a chunk into dst; wanted is the number of rows the
+// whole batch selects, of its n.
+func (d *fixedDecoder[T]) pick(c *cursor, p *picked, dst []T, wanted, n int) error {
 	var zero T
+	ch := p.ch
 	if c.idx != nil {
 		idx := c.idx[c.val : c.val+ch.m]
+		if d.fromI64 && p.vi == nil {
+			raw := &c.dict.vals
+			if !gatherWiden(any(dst).([]decimal128.Num), p.rows, p.base, idx, viewAs[int64](raw.data, raw.n)) {
+				return fmt.Errorf("dictionary index out of range (dictionary has %d values): %w", raw.n, pq.ErrCorrupted)
+			}
+			return nil
+		}
 		// Converting the whole dictionary pays when the batches of its row group want about as
-		// many rows as it has values.
-		if d.dictOf != c.dict && wanted*8 >= c.dict.vals.n {
+		// many rows as it has values, which a batch that wants most of its rows predicts (a
+		// price column's dictionary is larger than a batch, but not than the row group).
+		if d.dictOf != c.dict && (wanted*8 >= c.dict.vals.n || 2*wanted >= n) {
 			if err := d.loadDict(c); err != nil {
 				return err
 			}
 		}
 		if d.dictOf == c.dict {
 			nd := uint32(len(d.dict))
-			for q, v := range vi {
+			if p.vi == nil {
+				if !gatherRows(dst, p.rows, p.base, idx, d.dict) {
+					return fmt.Errorf("dictionary index out of range (dictionary has %d values): %w", nd, pq.ErrCorrupted)
+				}
+				return nil
+			}
+			for q, v := range p.vi {
 				if v < 0 {
 					dst[q] = zero
 					continue
@@ -351,7 +413,7 @@ func (d *fixedDecoder[T]) pick(c *cursor, ch chunk, vi []int32, dst []T, wanted 
 			return nil
 		}
 		raw := &c.dict.vals
-		for q, v := range vi {
+		for q, v := range p.indexes(&d.vidx2) {
 			if v < 0 {
 				dst[q] = zero
 				continue
@@ -366,6 +428,12 @@ func (d *fixedDecoder[T]) pick(c *cursor, ch chunk, vi []int32, dst []T, wanted 
 		}
 		return nil
 	}
+	if len(p.rows) == ch.k && ch.m == ch.k {
+		// Every value of the chunk (a dense selection's chunk without a gap): converted
+		// straight into dst.
+		return d.conv(dst, &c.vals, c.val, c.val+ch.m)
+	}
+	vi := p.indexes(&d.vidx2)
 	if len(vi)*4 >= ch.m {
 		d.scratch = grow(d.scratch, ch.m)
 		if err := d.conv(d.scratch, &c.vals, c.val, c.val+ch.m); err != nil {
@@ -391,6 +459,35 @@ func (d *fixedDecoder[T]) pick(c *cursor, ch chunk, vi []int32, dst []T, wanted 
 		}
 	}
 	return nil
+}
+
+// gatherWiden is gatherRows from an INT64 dictionary, widening to decimal128 (fixedDecoder.fromI64).
+func gatherWiden(dst []decimal128.Num, rows []int32, base int32, idx []int32, dict []int64) bool {
+	nd := uint32(len(dict))
+	dst = dst[:len(rows)]
+	for q, r := range rows {
+		x := uint32(idx[r-base])
+		if x >= nd {
+			return false
+		}
+		dst[q] = widenI64(dict[x])
+	}
+	return true
+}
+
+// gatherRows writes dict[idx[r-base]] for each selected row r of a chunk without null rows
+// to dst; false when an index is out of the dictionary.
+func gatherRows[T any](dst []T, rows []int32, base int32, idx []int32, dict []T) bool {
+	nd := uint32(len(dict))
+	dst = dst[:len(rows)]
+	for q, r := range rows {
+		x := uint32(idx[r-base])
+		if x >= nd {
+			return false
+		}
+		dst[q] = dict[x]
+	}
+	return true
 }
 
 func (d *fixedDecoder[T]) dictArray(c *cursor, mem memory.Allocator) (arrow.Array, error) {
@@ -419,7 +516,7 @@ func dictValidity(mem memory.Allocator, nd int) *memory.Buffer {
 
 func (d *bytesDecoder) readSelected(c *cursor, n int, sel []int32, mem memory.Allocator) (arrow.Array, error) {
 	m := len(sel)
-	ob := newBuffer(mem, (m+1)*4)
+	ob := newOutBuffer(mem, (m+1)*4)
 	offs := viewAs[int32](ob.Bytes(), m+1)
 	offs[0] = 0
 	sink := byteSink{buf: memory.NewResizableBuffer(mem)}
@@ -431,8 +528,8 @@ func (d *bytesDecoder) readSelected(c *cursor, n int, sel []int32, mem memory.Al
 		releaseBuf(valid.buf)
 		return nil, err
 	}
-	err := walkSelected(c, n, sel, &d.vidx, &valid, mem, func(ch chunk, at int, vi []int32) error {
-		return d.pick(c, ch, vi, offs[at:at+len(vi)+1], &sink)
+	err := walkSelected(c, n, sel, &d.vidx, &valid, mem, func(p *picked) error {
+		return d.pick(c, p, offs[p.at:p.at+len(p.rows)+1], &sink)
 	})
 	if err != nil {
 		return fail(err)
@@ -446,7 +543,8 @@ func (d *bytesDecoder) readSelected(c *cursor, n int, sel []int32, mem memory.Al
 
 // pick appends the values vi of the chunk (-1: a null row, no bytes); offs[0] is set, offs[1:]
 // receive the row ends.
-func (d *bytesDecoder) pick(c *cursor, ch chunk, vi []int32, offs []int32, sink *byteSink) error {
+func (d *bytesDecoder) pick(c *cursor, p *picked, offs []int32, sink *byteSink) error {
+	ch := p.ch
 	var data []byte
 	var voffs []uint32
 	var nv uint32
@@ -469,6 +567,10 @@ func (d *bytesDecoder) pick(c *cursor, ch chunk, vi []int32, offs []int32, sink 
 	default:
 		data, voffs, nv = c.vals.data, c.vals.offsets, uint32(c.vals.n)
 	}
+	if idx != nil && size == 0 && p.vi == nil && d.uniform >= 0 && d.uniform <= 8 {
+		return d.pickUniform(idx, p.rows, p.base, offs, sink)
+	}
+	vi := p.indexes(&d.vidx2)
 	cur := int64(offs[0])
 	for q, v := range vi {
 		if v >= 0 {
@@ -504,6 +606,50 @@ func (d *bytesDecoder) pick(c *cursor, ch chunk, vi []int32, offs []int32, sink 
 			}
 		}
 		offs[q+1] = int32(cur)
+	}
+	return nil
+}
+
+// pickUniform is pick for a dictionary of short values of one length (flags such as TPC-H's
+// l_returnflag, codes) and a chunk without null rows (row r's value is idx[r-base]): the output size is known up front, the
+// offsets are a stride, and each value is copied by a byte loop, without a memmove call.
+func (d *bytesDecoder) pickUniform(idx, rows []int32, base int32, offs []int32, sink *byteSink) error {
+	l := d.uniform
+	start := int64(offs[0])
+	if start+int64(len(rows)*l) > math.MaxInt32 {
+		return errOffsetOverflow
+	}
+	out := sink.grab(len(rows) * l)
+	vals := d.dictData[d.dictOffs[0]:]
+	nd := uint32(d.dictN)
+	if uint64(len(vals)) < uint64(nd)*uint64(l) {
+		return fmt.Errorf("dictionary values out of range: %w", pq.ErrCorrupted)
+	}
+	o := offs[1 : len(rows)+1]
+	b := int32(start)
+	if l == 1 {
+		out = out[:len(rows)]
+		for q, r := range rows {
+			x := uint32(idx[r-base])
+			if x >= nd {
+				return fmt.Errorf("value %d out of range (%d values): %w", x, nd, pq.ErrCorrupted)
+			}
+			out[q] = vals[x]
+			o[q] = b + int32(q+1)
+		}
+		return nil
+	}
+	for q, r := range rows {
+		x := uint32(idx[r-base])
+		if x >= nd {
+			return fmt.Errorf("value %d out of range (%d values): %w", x, nd, pq.ErrCorrupted)
+		}
+		src := vals[int(x)*l : int(x)*l+l]
+		dst := out[q*l : q*l+l]
+		for k := range dst {
+			dst[k] = src[k]
+		}
+		o[q] = b + int32((q+1)*l)
 	}
 	return nil
 }
