@@ -153,7 +153,8 @@ bench-tpch: $(JAR) bench-prep
 # Comet at local[1] (scripts/bench-scan.py): `make bench-scan [SF=1] [ITER=3]`.
 bench-scan: $(JAR) bench-prep
 	cd native && go build -o $(CURDIR)/build/bench/replay ./cmd/replay
-	@$(BENCH_PY) -c 'import duckdb' 2>/dev/null || $(BENCH_PY) -m pip install -q duckdb==$(DUCKDB_VERSION)
+	@$(BENCH_PY) -c 'import duckdb, sys; sys.exit(duckdb.__version__ != "$(DUCKDB_VERSION)")' 2>/dev/null || \
+	  $(BENCH_PY) -m pip install -q duckdb==$(DUCKDB_VERSION)
 	DATA="$$(bash scripts/tpch-data.sh $(SF) | tail -1)" && \
 	$(BENCH_PY) scripts/bench-scan.py --sf $(SF) --iter $(ITER) --data "$$DATA" \
 	  --classpath build/bench/classpath.txt --bolide-jar $(JAR) --comet-jar $(COMET_JAR) \
@@ -167,7 +168,8 @@ bench-scan: $(JAR) bench-prep
 FN_ROWS ?= 10000000
 bench-functions: ENGINES = spark,bolide
 bench-functions: $(JAR) bench-prep
-	@$(BENCH_PY) -c 'import duckdb' 2>/dev/null || $(BENCH_PY) -m pip install -q duckdb==$(DUCKDB_VERSION)
+	@$(BENCH_PY) -c 'import duckdb, sys; sys.exit(duckdb.__version__ != "$(DUCKDB_VERSION)")' 2>/dev/null || \
+	  $(BENCH_PY) -m pip install -q duckdb==$(DUCKDB_VERSION)
 	@[ -f data/functions/$(FN_ROWS)/_COMPLETE ] || $(BENCH_PY) scripts/functions-data.py data/functions/$(FN_ROWS) $(FN_ROWS)
 	$(BENCH_PY) scripts/bench-tpch.py --sf 1 --engines $(ENGINES) --iter $(ITER) --queries-list "" --offheap $(OFFHEAP) \
 	  --data data/functions/$(FN_ROWS) --queries bench/function-queries --classpath build/bench/classpath.txt \
