@@ -118,10 +118,14 @@ func NewDispatched(e *plan.Expr) (*Dispatched, string) {
 	return d, ""
 }
 
-// crossesAsArrow: the atomic types both sides write and read with the same Arrow types (the
-// engine's sparktype.Arrow, Spark's ArrowUtils with timestamps tagged UTC). Nested types are left
-// for a later slice: their Arrow field names differ between the two sides.
-func crossesAsArrow(t sparktype.Type) bool { return t.Supported() }
+// crossesAsArrow: the types both sides write and read with the same Arrow layouts (the engine's
+// sparktype.Arrow, Spark's ArrowUtils with timestamps tagged UTC): the atomic ones, and structs,
+// arrays and maps of them. Spark's Arrow reader takes a struct's, a list's and a map's children by
+// position (a map's key and value by the names both sides give them); the names and nullability
+// flags Spark writes into a result's type are replaced by the engine's (asType).
+func crossesAsArrow(t sparktype.Type) bool {
+	return t.Supported() || (t.Nested() && t.Readable() && t.Arrow() != nil)
+}
 
 // notByRow lists the classes Spark does not evaluate row by row inside a projection.
 var notByRow = map[string]bool{
@@ -270,6 +274,9 @@ func (d *Dispatched) Eval(ctx *exec.TaskContext, b *columnar.Batch) (arrow.Array
 		n := out.Len()
 		out.Release()
 		return nil, fmt.Errorf("%s: the JVM returned %d values for %d rows", d, n, b.NumRows)
+	}
+	if d.typ.Nested() {
+		return asType(out, d.typ.Arrow(), d.String())
 	}
 	if err := typeCheck(out, d.typ, d.String()); err != nil {
 		out.Release()

@@ -117,6 +117,13 @@ func TestDispatchDecision(t *testing.T) {
 		t.Errorf("ScalaUDF: %v %v", x, err)
 	}
 
+	// Structs, arrays and maps of atomic types cross both ways.
+	x, err = TranslateOrDispatch(encoded(t, `{"class":"`+pkg+`SizeX","dataType":{"type":"struct","fields":[{"name":"k","type":{"type":"map","keyType":"string","valueType":"integer","valueContainsNull":true},"nullable":true,"metadata":{}}]},"nullable":true,"fields":{"child":`+
+		`{"class":"`+pkg+`AttributeReference","dataType":{"type":"array","elementType":"timestamp","containsNull":true},"nullable":true,"fields":{},"exprId":104,"ordinal":4,"name":"a"}}}`), dispatchConf())
+	if d, ok := x.(*Dispatched); err != nil || !ok || len(d.ordinals) != 1 || d.ordinals[0] != 4 || !d.typ.Nested() {
+		t.Errorf("nested in and out: %v %v", x, err)
+	}
+
 	// A native expression is never dispatched.
 	x, err = TranslateOrDispatch(encoded(t, arithJSON("Add", "double", "LEGACY", col(0, "double"), col(1, "double"))), dispatchConf())
 	if err != nil {
@@ -137,11 +144,11 @@ func TestDispatchDecision(t *testing.T) {
 		{"aggregate", encoded(t, sinJSON(node("AggregateExpression", "double", "aggregateFunction",
 			node("Sum", "double", "child", col(0, "double"))))), "AggregateExpression is not evaluated row by row"},
 		{"subquery", encoded(t, sinJSON(node("ScalarSubquery", "double"))), "ScalarSubquery is not evaluated row by row"},
-		{"nested result", encoded(t, node("ArrayRepeatX", `{"type":"array","elementType":"integer","containsNull":true}`,
-			"left", col(0, "integer"))), "does not cross to the JVM"},
-		{"nested input", encoded(t, node("SizeX", "integer", "child",
-			`{"class":"`+pkg+`AttributeReference","dataType":{"type":"array","elementType":"integer","containsNull":true},"nullable":true,"fields":{},"ordinal":0,"name":"a"}`)),
-			"input column a is array<int>, which does not cross to the JVM"},
+		{"nested result of an interval", encoded(t, `{"class":"`+pkg+`ArrayRepeatX","dataType":{"type":"array","elementType":"interval","containsNull":true},"nullable":true,"fields":{"left":`+
+			col(0, "integer")+`}}`), "returns array<interval>, which does not cross to the JVM"},
+		{"nested input of an interval", encoded(t, node("SizeX", "integer", "child",
+			`{"class":"`+pkg+`AttributeReference","dataType":{"type":"array","elementType":"interval","containsNull":true},"nullable":true,"fields":{},"ordinal":0,"name":"a"}`)),
+			"input column a is array<interval>, which does not cross to the JVM"},
 		{"unbound", encoded(t, sinJSON(`{"class":"`+pkg+`AttributeReference","dataType":"double","nullable":true,"fields":{},"ordinal":-1,"name":"o"}`)),
 			"attribute o is not an input column"},
 		{"bound reference", encoded(t, sinJSON(node("BoundReference", "double", "ordinal", "0"))), "BoundReference"},

@@ -75,11 +75,6 @@ func sparkReason(f BuiltinFunction) string {
 // notDispatched are the scalar functions without a kernel that dispatch cannot take either (what
 // expr.NewDispatched refuses for every use of the class), with the reason.
 var notDispatched = map[string]string{
-	"CsvToStructs":            "returns a struct: dispatch carries atomic types only",
-	"JsonToStructs":           "returns a struct: dispatch carries atomic types only",
-	"XmlToStructs":            "returns a struct: dispatch carries atomic types only",
-	"StructsToXml":            "reads a struct: dispatch carries atomic types only",
-	"ApproxTopKEstimate":      "reads a sketch struct: dispatch carries atomic types only",
 	"ToVariantObject":         "returns a variant, which the engine does not carry",
 	"MakeDTInterval":          "returns an interval, which the engine does not carry",
 	"MakeYMInterval":          "returns an interval, which the engine does not carry",
@@ -131,7 +126,7 @@ func FunctionsDoc(fns []BuiltinFunction, sparkVersion string) string {
 	b.WriteString("with Spark's own code, one call per batch, and the operator stays native (EXPLAIN marks it ")
 	b.WriteString("`dispatch(Class)`; `spark.bolide.dispatch.enabled=false` sends its operator back to Spark instead). ")
 	b.WriteString("Elsewhere (a join condition, a window's input, a shuffle's partitioning), or when the call is not deterministic ")
-	b.WriteString("or reads or returns a nested type, its operator stays in Spark with the reason.\n")
+	b.WriteString("or reads or returns an interval or a variant, its operator stays in Spark with the reason.\n")
 	b.WriteString("- *Spark*: its operator stays in Spark, for the reason given; the rest of the plan stays native around it.\n\n")
 	b.WriteString("| function | Spark class | group | Bolide |\n|---|---|---|---|\n")
 	for _, f := range fns {

@@ -51,7 +51,7 @@ object BolideConf {
     "When a native Project, Filter, aggregate (its functions' arguments) or sort (its keys) meets " +
       "an expression the engine cannot evaluate, keep the " +
       "operator native and have the JVM evaluate that expression with Spark's own code, one call " +
-      "per batch (deterministic, row-by-row expressions of atomic types). Off, the operator stays " +
+      "per batch (deterministic, row-by-row expressions of atomic types and of structs, arrays and maps of them). Off, the operator stays " +
       "in Spark. `spark.bolide.expression.<Class>.enabled=false` (its short name, e.g. `spark.bolide.expression.Upper.enabled`) " +
       "turns one expression class's native kernel off: it is then dispatched, or its operator stays " +
       "in Spark.")

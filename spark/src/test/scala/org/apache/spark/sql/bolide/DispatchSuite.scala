@@ -229,6 +229,21 @@ class DispatchSuite extends BolideSuiteBase {
       Seq(Scan, Project), "KllSketchGetNBigint", "HllSketchEstimate", "ThetaSketchEstimate")
   }
 
+  @Test def nestedTypesCross(): Unit = {
+    // Structs, arrays and maps as results (from_json, from_csv, from_xml: no native kernel) and as
+    // inputs (to_xml; size and element_at with their kernels turned off), with nulls at every level.
+    checkDispatched("SELECT id, from_json(j, 'a INT, b STRING') AS st, from_json(j, 'map<string,int>') AS m, " +
+      "from_json(concat('[', CAST(i AS STRING), ',null,', CAST(z AS STRING), ']'), 'array<int>') AS arr, " +
+      "from_csv(s, 'x STRING, y INT') AS csv FROM dispatch_data",
+      Seq(Scan, Project), "JsonToStructs", "CsvToStructs")
+    checkDispatched("SELECT id, from_xml(concat('<r><a>', CAST(i AS STRING), '</a><t>', CAST(ts AS STRING), '</t></r>'), " +
+      "'a INT, t TIMESTAMP') AS x FROM dispatch_data WHERE id % 3 = 0", Seq(Scan, Project), "XmlToStructs")
+    withConf("spark.bolide.expression.Size.enabled" -> "false", "spark.bolide.expression.ElementAt.enabled" -> "false") {
+      checkDispatched("SELECT id, to_xml(st), size(arr), element_at(m, 'k1'), size(sts) FROM dispatch_nested",
+        Seq(Scan, Project), "StructsToXml", "Size", "ElementAt")
+    }
+  }
+
   @Test def nondeterministicIsNotDispatched(): Unit = {
     val df = spark.sql("SELECT id, sin(x) + rand(7) FROM dispatch_data")
     df.collect()
@@ -269,6 +284,14 @@ object DispatchSuite {
           "ELSE concat('é', CAST(id % 89 AS STRING), '日本') END AS u")
         .write.mode("overwrite").parquet(TestData.path("dispatch_data"))
       spark.read.parquet(TestData.path("dispatch_data")).createOrReplaceTempView("dispatch_data")
+      spark.read.parquet(TestData.path("dispatch_data")).selectExpr(
+        "id",
+        "CASE WHEN id % 7 = 0 THEN NULL ELSE named_struct('a', i, 's', s, 'd', d) END AS st",
+        "CASE WHEN id % 11 = 0 THEN NULL WHEN id % 5 = 0 THEN array() ELSE array(i, z, NULL) END AS arr",
+        "CASE WHEN id % 13 = 0 THEN NULL ELSE map('k1', x, concat('j', CAST(z AS STRING)), CAST(NULL AS DOUBLE)) END AS m",
+        "CASE WHEN id % 17 = 0 THEN NULL ELSE array(named_struct('t', ts, 'u', u), NULL) END AS sts")
+        .write.mode("overwrite").parquet(TestData.path("dispatch_nested"))
+      spark.read.parquet(TestData.path("dispatch_nested")).createOrReplaceTempView("dispatch_nested")
     } finally spark.conf.unset("spark.bolide.enabled")
   }
 }
