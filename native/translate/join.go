@@ -393,7 +393,9 @@ func joinCondition(c *plan.Expr, width int, conf *plan.Conf) (expr.Expr, []int, 
 	if err != nil {
 		return nil, nil, err
 	}
-	e, err := expr.Translate(rb, conf)
+	// A condition without a kernel is evaluated by the JVM over the batch of candidate pairs
+	// (bound by exprId there), as Spark's join evaluates it on every pair whose keys match.
+	e, err := expr.TranslateOrDispatch(rb, conf)
 	if err != nil {
 		return nil, nil, err
 	}

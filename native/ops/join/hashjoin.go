@@ -134,6 +134,9 @@ type HashJoin struct {
 }
 
 // NewHashJoin validates the join at construction: a join that builds runs.
+// Dispatched names the classes of the condition's expressions the JVM evaluates (EXPLAIN).
+func (h *HashJoin) Dispatched() []string { return expr.DispatchedIn(h.spec.Condition) }
+
 func NewHashJoin(left, right exec.Operator, spec Spec) (*HashJoin, error) {
 	switch {
 	case spec.Build == BuildLeft && (spec.Type == LeftSemi || spec.Type == LeftAnti || spec.Type == Existence):

@@ -11,7 +11,7 @@ import org.apache.spark.sql.execution.adaptive.BroadcastQueryStageExec
 import org.apache.spark.sql.execution.aggregate.BaseAggregateExec
 import org.apache.spark.sql.execution.exchange.{BroadcastExchangeLike, ReusedExchangeExec}
 import org.apache.spark.sql.bolide.shuffle.{BolideBroadcastBatches, BolideBroadcastExchangeExec, BolideShuffledBatchRDD}
-import org.apache.spark.sql.execution.joins.BolideBroadcastRows
+import org.apache.spark.sql.execution.joins.{BaseJoinExec, BolideBroadcastRows}
 import org.apache.spark.sql.execution.datasources.{FilePartition, FileScanRDD}
 import org.apache.spark.sql.execution.datasources.v2.BatchScanExec
 import org.apache.spark.sql.execution.metric.SQLMetric
@@ -84,8 +84,8 @@ object BolideBlock {
 
   /**
    * The encoded expressions a task may be asked to evaluate: the engine dispatches expressions of
-   * Projects and Filters, the grouping keys and function arguments of aggregates and the keys of
-   * sorts and top-k, so only theirs travel (what Spark's own operators would ship); the other
+   * Projects and Filters, the grouping keys and function arguments of aggregates, the keys of
+   * sorts and top-k and the conditions of joins, so only theirs travel (what Spark's own operators would ship); the other
    * ids are null.
    */
   private def dispatchable(encoded: ArrayBuffer[Expression], nodes: Seq[(Int, BolideExec)]): Array[Expression] = {
@@ -95,6 +95,7 @@ object BolideBlock {
       case a: BaseAggregateExec => a.groupingExpressions ++ a.aggregateExpressions
       case s: SortExec => s.sortOrder
       case t: TakeOrderedAndProjectExec => t.sortOrder
+      case j: BaseJoinExec => j.condition.toSeq
       case _ => Nil
     } }
     val allowed: Set[Expression] = roots.flatMap(_.collect { case e => e }).toSet

@@ -48,7 +48,7 @@ object BolideConf {
       "one after another.")
 
   val DISPATCH_ENABLED: Entry = entry("spark.bolide.dispatch.enabled", "true",
-    "When a native Project, Filter, aggregate (its functions' arguments) or sort (its keys) meets " +
+    "When a native Project, Filter, aggregate (its functions' arguments), sort (its keys) or join (its condition) meets " +
       "an expression the engine cannot evaluate, keep the " +
       "operator native and have the JVM evaluate that expression with Spark's own code, one call " +
       "per batch (deterministic, row-by-row expressions of atomic types and of structs, arrays and maps of them). Off, the operator stays " +

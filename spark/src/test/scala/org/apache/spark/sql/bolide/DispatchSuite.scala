@@ -7,7 +7,7 @@ import org.apache.spark.sql.{DataFrame, SparkSession}
 
 /**
  * Expression dispatch (native/expr/dispatch.go, BolideDispatcher), on by default
- * (spark.bolide.dispatch.enabled): a Project, a Filter, an aggregate or a sort holding an
+ * (spark.bolide.dispatch.enabled): a Project, a Filter, an aggregate, a sort or a join holding an
  * expression the engine has no kernel for stays native and the JVM evaluates that expression with Spark's own code, one call
  * per batch. Every query runs with Bolide off and on over a Parquet table of several batches
  * with nulls; the answers must be identical, the operator native, and the expression reported
@@ -242,6 +242,27 @@ class DispatchSuite extends BolideSuiteBase {
       checkDispatched("SELECT id, to_xml(st), size(arr), element_at(m, 'k1'), size(sts) FROM dispatch_nested",
         Seq(Scan, Project), "StructsToXml", "Size", "ElementAt")
     }
+  }
+
+  @Test def joinConditionsAreDispatched(): Unit = {
+    // The condition beyond the keys is evaluated by the JVM over the candidate pairs, on the
+    // broadcast, the shuffled and the nested-loop join, inner and outer.
+    val small = "(SELECT * FROM dispatch_data WHERE id % 50 = 1)"
+    checkDispatched(s"SELECT a.id, b.id, a.s FROM dispatch_data a JOIN $small b ON a.i = b.i AND sin(a.x) > cos(b.x)",
+      Seq(Scan, "BolideBroadcastHashJoin"), "GreaterThan")
+    checkDispatched(s"SELECT a.id, b.id FROM dispatch_data a LEFT JOIN $small b ON a.z = b.z AND sin(a.x + b.x) > 0.5D",
+      Seq(Scan, "BolideBroadcastHashJoin"), "GreaterThan")
+    withConf("spark.sql.autoBroadcastJoinThreshold" -> "-1", "spark.sql.join.preferSortMergeJoin" -> "true") {
+      checkDispatched(s"SELECT a.id, b.id FROM dispatch_data a FULL JOIN $small b ON a.i = b.i AND tan(a.x) < b.x",
+        Seq(Scan, "BolideSortMergeJoin"), "LessThan")
+    }
+    checkDispatched(s"SELECT a.id, b.id FROM $small a JOIN (SELECT * FROM dispatch_data WHERE id < 40) b ON sin(a.x) < sin(b.x)",
+      Seq(Scan, "BolideBroadcastNestedLoopJoin"), "LessThan")
+    // A semi join stops at a row's first match in Spark: a condition that may raise stays there.
+    val semi = spark.sql(s"SELECT a.id FROM dispatch_data a LEFT SEMI JOIN $small b ON a.i = b.i AND sin(a.x) > cos(b.x)")
+    semi.collect()
+    val (_, fallback) = operatorReport(semi)
+    assertTrue(fallback.toString, fallback.exists { case (n, r) => n.contains("Join") && r.contains("can raise errors") })
   }
 
   @Test def nondeterministicIsNotDispatched(): Unit = {
