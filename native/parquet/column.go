@@ -923,12 +923,13 @@ type bytesDecoder struct {
 	uniform  int // the length of every dictionary value, -1 when they differ
 	// The dictionary's values zero-padded to 16 or 32 bytes (padW), when none is longer and the
 	// dictionary is not large: each row is then one fixed-size copy, see fromPadded.
-	pad16 [][16]byte
-	pad32 [][32]byte
-	padW  int // 16, 32, or 0 when there is no padded table
-	padL  []uint8
-	vidx  []int32 // readSelected: the selected rows' value indexes
-	vidx2 []int32 // the same for a chunk without nulls, when a path wants them as a slice
+	pad16  [][16]byte
+	pad32  [][32]byte
+	padW   int // 16, 32, or 0 when there is no padded table
+	padMax int // the longest value
+	padL   []uint8
+	vidx   []int32 // readSelected: the selected rows' value indexes
+	vidx2  []int32 // the same for a chunk without nulls, when a path wants them as a slice
 }
 
 func (d *bytesDecoder) release() {
@@ -936,10 +937,17 @@ func (d *bytesDecoder) release() {
 	d.pad16, d.pad32, d.padL, d.padW = nil, nil, nil, 0
 }
 
-// byteSink appends value bytes to an allocator buffer that grows geometrically.
+// byteSink appends value bytes to an allocator buffer that grows geometrically. Its buffers
+// are not zeroed (every byte below n is written, and only those are read): clearing them cost
+// as much as a string column's copy.
 type byteSink struct {
+	mem memory.Allocator
 	buf *memory.Buffer
 	n   int
+}
+
+func newByteSink(mem memory.Allocator, size int) byteSink {
+	return byteSink{mem: mem, buf: bmem.NewUninitBuffer(mem, size)}
 }
 
 // unGrab returns the last n bytes of a grab.
@@ -951,8 +959,11 @@ func (s *byteSink) append(b []byte) {
 
 // grab reserves n bytes and returns them.
 func (s *byteSink) grab(n int) []byte {
-	if s.n+n > s.buf.Cap() {
-		s.buf.Reserve(max(s.n+n, 2*s.buf.Cap()))
+	if s.n+n > s.buf.Len() {
+		nb := bmem.NewUninitBuffer(s.mem, max(s.n+n, 2*s.buf.Len()))
+		copy(nb.Bytes(), s.buf.Bytes()[:s.n])
+		s.buf.Release()
+		s.buf = nb
 	}
 	b := s.buf.Buf()[s.n : s.n+n]
 	s.n += n
@@ -963,8 +974,7 @@ func (d *bytesDecoder) read(c *cursor, n int, mem memory.Allocator) (arrow.Array
 	ob := newOutBuffer(mem, (n+1)*4)
 	offs := viewAs[int32](ob.Bytes(), n+1)
 	offs[0] = 0
-	sink := byteSink{buf: memory.NewResizableBuffer(mem)}
-	sink.buf.Reserve(max(64, n*max(d.avgBytes, 8)))
+	sink := newByteSink(mem, max(64, n*max(d.avgBytes, 8)))
 	valid := newValidity(c, n, mem)
 	fail := func(err error) (arrow.Array, error) {
 		ob.Release()
@@ -1145,7 +1155,7 @@ func (d *bytesDecoder) fromDict(c *cursor, ch chunk, offs []int32, sink *byteSin
 // slack; the slack and what the rows did not use go back to the sink. done is false when that
 // reservation could pass the 2 GiB offset limit: the exact path then decides.
 func (d *bytesDecoder) fromPadded(c *cursor, ch chunk, idx []int32, offs []int32, sink *byteSink) (done bool, err error) {
-	bound := (len(idx) + 1) * d.padW
+	bound := len(idx)*d.padMax + d.padW
 	if int64(offs[0])+int64(bound) > math.MaxInt32 {
 		return false, nil
 	}
@@ -1167,7 +1177,7 @@ func (d *bytesDecoder) fromPadded(c *cursor, ch chunk, idx []int32, offs []int32
 // expandPadded writes the values of the codes idx, each a whole padded entry of pad, to out at
 // the running end of the previous one, and the row ends to offs[1:] (rows whose level is below
 // maxDef, when def is not nil, are null: no value). It returns the bytes written, and false at a
-// code outside pad. out holds one entry more than idx.
+// code outside pad. out holds len(idx) of the longest value, plus one entry.
 func expandPadded[E [16]byte | [32]byte](out []byte, pad []E, lens []uint8, idx, offs []int32, def []byte, maxDef byte) (int, bool) {
 	base := offs[0]
 	lens = lens[:len(pad)]
@@ -1179,7 +1189,7 @@ func expandPadded[E [16]byte | [32]byte](out []byte, pad []E, lens []uint8, idx,
 				return w, false
 			}
 			e := pad[x]
-			_ = out[w+len(e)-1] // holds: each value is at most len(e) long, out has one spare
+			_ = out[w+len(e)-1] // holds: w is at most the previous rows' longest values
 			*(*E)(unsafe.Pointer(&out[w])) = e
 			w += int(lens[x])
 			offs[i] = base + int32(w)
@@ -1195,7 +1205,7 @@ func expandPadded[E [16]byte | [32]byte](out []byte, pad []E, lens []uint8, idx,
 			x := idx[j]
 			j++
 			e := pad[x]
-			_ = out[w+len(e)-1] // holds: each value is at most len(e) long, out has one spare
+			_ = out[w+len(e)-1] // holds: w is at most the previous rows' longest values
 			*(*E)(unsafe.Pointer(&out[w])) = e
 			w += int(lens[x])
 		}
@@ -1283,6 +1293,7 @@ func (d *bytesDecoder) buildPadded(n int) {
 	if longest > 32 {
 		return
 	}
+	d.padMax = int(longest)
 	d.padL = grow(d.padL, n)
 	for k := 0; k < n; k++ {
 		d.padL[k] = uint8(offsets[k+1] - offsets[k])
