@@ -380,7 +380,7 @@ func bestBytes(offs []int32, data []byte, bits []byte, off int, isMax bool) int 
 	if !isMax {
 		flip = ^uint64(0)
 	}
-	best, bk := -1, uint64(0)
+	best, bk, bl := -1, uint64(0), 0 // the best row, its key and length
 	n := len(offs) - 1
 	for i := 0; i < n; i++ {
 		if bits != nil && !bitSet(bits, off, i) {
@@ -396,11 +396,18 @@ func bestBytes(offs []int32, data []byte, bits []byte, off int, isMax bool) int 
 		}
 		k := p ^ flip
 		switch {
-		case best < 0 || k > bk:
-			best, bk = i, k
-		case k == bk:
+		case k < bk && best >= 0:
+		case k > bk || best < 0:
+			best, bk, bl = i, k, e-o
+		case e-o <= 8 && bl <= 8:
+			// A tie of short values (flags, codes): the longer is greater (see cmpSamePrefix),
+			// decided here without a call.
+			if l := e - o; l != bl && (l > bl) == isMax {
+				best, bl = i, l
+			}
+		default:
 			if c := cmpSamePrefix(data[o:e], data[offs[best]:offs[best+1]]); c != 0 && (c > 0) == isMax {
-				best = i
+				best, bl = i, e-o
 			}
 		}
 	}
