@@ -10,7 +10,7 @@ doubles to ~1e-9 relative); a wrong answer is reported as correct=false and gets
 
 Writes into --out: results.csv, summary.md, chart.png, shuffle-bytes.csv (the exact bytes behind
 summary.md's shuffle MB columns), task-times.csv (each run's summed task run time and task-thread
-CPU: summary.md's task table), logs/<engine>.log (the JVM's log and the executed plans),
+CPU: summary.md's task table; and the engine JVM's whole CPU during the run), logs/<engine>.log (the JVM's log and the executed plans),
 answers/<engine>/ (canonical answers).
 """
 import argparse
@@ -172,9 +172,11 @@ class Engine:
                 self.start_failures += 1
                 self.start_error = str(e)
                 return {"error": str(e)}
+        cpu0 = self.process_cpu()
         self.proc.stdin.write(f"run {query} {tag}\n")
         self.proc.stdin.flush()
         line = self._next(self.args.timeout)
+        cpu = self.process_cpu() - cpu0
         if line is None or line == "@@TIMEOUT":
             why = "timeout" if line else "engine JVM died"
             self.read_rss()
@@ -187,7 +189,20 @@ class Engine:
                 "ordered": kv.get("ordered") == "true", "fallbacks": kv.get("fallbacks", ""),
                 "operators": kv.get("operators", ""), "shuffle_bytes": int(kv.get("shuffleBytes", "0") or 0),
                 "task_s": int(kv.get("taskMs", "0") or 0) / 1e3, "task_cpu_s": int(kv.get("taskCpuMs", "0") or 0) / 1e3,
-                "mem_spilled": int(kv.get("memSpilled", "0") or 0), "disk_spilled": int(kv.get("diskSpilled", "0") or 0)}
+                "mem_spilled": int(kv.get("memSpilled", "0") or 0), "disk_spilled": int(kv.get("diskSpilled", "0") or 0),
+                "proc_cpu_s": cpu}
+
+    def process_cpu(self):
+        """CPU seconds (user + system, every thread) the engine's JVM has used so far. Around a run it
+        is the one CPU figure that is comparable across engines and with a Go-only process: task run
+        times are wall times (they grow when a busy machine deschedules the task thread) and
+        task-thread CPU misses work on other threads (Comet's, the Go GC's, the JVM's own)."""
+        try:
+            with open(f"/proc/{self.proc.pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except (OSError, IndexError, ValueError):
+            return 0.0
 
     def stop(self, kill=False):
         if self.proc is None:
@@ -466,14 +481,14 @@ def write_task_csv(args, queries, names, runs):
     with open(os.path.join(args.out, "task-times.csv"), "w", newline="") as f:
         w = csv.writer(f, lineterminator="\n")
         w.writerow(["query", "engine", "iteration", "task_seconds", "task_cpu_seconds",
-                    "memory_bytes_spilled", "disk_bytes_spilled"])
+                    "memory_bytes_spilled", "disk_bytes_spilled", "process_cpu_seconds"])
         for q in queries:
             for n in names:
                 for i in range(1, args.iter + 1):
                     r = runs[(q, n, str(i))]
                     if "task_s" in r:
                         w.writerow([q, n, i, f"{r['task_s']:.3f}", f"{r['task_cpu_s']:.3f}",
-                                    r.get("mem_spilled", 0), r.get("disk_spilled", 0)])
+                                    r.get("mem_spilled", 0), r.get("disk_spilled", 0), f"{r.get('proc_cpu_s', 0):.3f}"])
 
 
 def spill_section(args, queries, names, runs):

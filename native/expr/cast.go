@@ -644,6 +644,10 @@ func floatsToDecimal(c *cast, k *kernelArgs, f []float64) (arrow.Array, error) {
 			k.setNull(i) // BigDecimal(Double.toString) throws NumberFormatException -> null
 			continue
 		}
+		if y, ok := doubleToDecimalBinary(x, c.to.Precision, c.to.Scale); ok {
+			out[i] = y
+			continue
+		}
 		if y, ok := doubleToDecimalFast(&jd, x, ver, c.to.Precision, c.to.Scale); ok {
 			out[i] = y
 			continue

@@ -96,6 +96,52 @@ func isoWeek(days int32) int32 {
 
 // civilFromDays64 is civilFromDays for any day count (a Thursday next to the int range too).
 func civilFromDays64(days int64) (int64, int32, int32) {
+	if uint64(days-nsMinDay) <= nsMaxDay-nsMinDay {
+		return civilFromDaysNS(days)
+	}
+	return civilFromDaysEras(days)
+}
+
+// The fast conversion, after Neri and Schneider ("Euclidean affine functions and their
+// application to calendar algorithms", 2022): every quotient is by a constant and, after a
+// shift of the day count by whole 400-year eras to make it non-negative, unsigned, so each is a
+// multiply; the month comes from one more multiply and the March-based year is mapped back with
+// a conditional move instead of branches. (Year, month and day of dates cost several signed
+// divisions each in Hinnant's algorithm, the slowest step of fn30's date functions.) The shift
+// covers every int day count and some margin; civilFromDaysEras takes the rest.
+const (
+	nsEras    = 14700                            // 400-year eras added: 14700 x 146097 days > 2^31
+	nsShift   = 719468 + 146097*nsEras           // days from 0000-03-01, minus the era shift, to 1970-01-01
+	nsMinDay  = -(1 << 31) - 100000              // the fast range: int day counts and a margin ...
+	nsMaxDay  = 1<<31 + 100000                   // ... (the Thursday of a week at the int range's edge)
+	nsYearOff = 400 * nsEras                     // years of the shift
+	_         = uint64(nsMinDay + nsShift)       // the shifted count stays non-negative
+	_         = uint64(4*(nsMaxDay+nsShift) + 3) // and 4N+3 fits easily
+)
+
+func civilFromDaysNS(days int64) (int64, int32, int32) {
+	n := uint64(days + nsShift) // days since 0000-03-01 of the shifted calendar
+	n1 := 4*n + 3
+	c := n1 / 146097            // centuries
+	nc := uint32(n1%146097) / 4 // day of the century
+	n2 := 4*uint64(nc) + 3
+	p2 := 2939745 * n2
+	z := uint32(p2 >> 32)            // year of the century
+	ny := uint32(p2) / 2939745 / 4   // day of the March-based year, 0 = March 1
+	n3 := 2141*ny + 197913           // month and day of month, in one affine function
+	m := int32(n3 >> 16)             // 3..14 (March to the next February)
+	d := int32((n3&0xffff)/2141) + 1 // 1..31
+	y := int64(100*c+uint64(z)) - nsYearOff
+	if ny >= 306 { // January and February belong to the next civil year
+		y++
+		m -= 12
+	}
+	return y, m, d
+}
+
+// civilFromDaysEras is H. Hinnant's days-to-civil algorithm on 400-year eras, for any int64 day
+// count the fast range leaves out.
+func civilFromDaysEras(days int64) (int64, int32, int32) {
 	z := days + 719468
 	era := z / 146097
 	if z < 0 && z%146097 != 0 {
@@ -218,10 +264,10 @@ func (e *getDateField) evalMasked(ctx *exec.TaskContext, b *columnar.Batch, acti
 // ---- LastDay, UnixDate, DateFromUnixDate: one int32 column to another ----
 
 type dayMap struct {
-	name string
-	out  sparktype.Type
-	fn   func(int32) int32 // nil: the value itself
-	arg  Expr
+	name    string
+	out     sparktype.Type
+	lastDay bool // last_day; else the value itself
+	arg     Expr
 }
 
 func (e *dayMap) Type() sparktype.Type { return e.out }
@@ -241,7 +287,7 @@ func translateLastDay(pe *plan.Expr, conf *plan.Conf) (Expr, error) {
 	if c.Type().Kind != sparktype.Date {
 		return nil, unsupported("LastDay of %s is not supported natively", c.Type())
 	}
-	return &dayMap{name: "last_day", out: sparktype.DateType, fn: lastDayOfMonth, arg: c}, nil
+	return &dayMap{name: "last_day", out: sparktype.DateType, lastDay: true, arg: c}, nil
 }
 
 func translateDayCount(class string, in sparktype.Kind, out sparktype.Type) Translator {
@@ -275,11 +321,11 @@ func (e *dayMap) evalMasked(ctx *exec.TaskContext, b *columnar.Batch, active []b
 	vbuf, nulls := andValidity(ctx.Alloc, n, in)
 	src := values[int32](in)
 	obuf, out := newFixed[int32](ctx.Alloc, n)
-	if e.fn == nil {
+	if !e.lastDay {
 		copy(out, src)
 	} else {
 		for i, d := range src {
-			out[i] = e.fn(d)
+			out[i] = lastDayOfMonth(d) // called directly: a func value per row cost as much as the date math
 		}
 	}
 	return finish(dt, n, vbuf, obuf, nulls), nil

@@ -2,6 +2,7 @@ package expr
 
 import (
 	"math"
+	"math/rand"
 	"testing"
 	"time"
 )
@@ -119,4 +120,48 @@ func TestMoreDateFields(t *testing.T) {
 	expectRefused(t, "weekofyear of timestamp", node("WeekOfYear", "integer", "child", col(0, "timestamp")), "WeekOfYear of timestamp")
 	expectRefused(t, "last_day of int", node("LastDay", "date", "startDate", col(0, "integer")), "LastDay of int")
 	expectRefused(t, "datediff of ints", node("DateDiff", "integer", "endDate", col(0, "integer"), "startDate", col(1, "date")), "DateDiff of int")
+}
+
+// TestCivilFromDaysNS compares the fast (Neri-Schneider) conversion with Hinnant's era algorithm
+// on every day of a wide range around 1970 (years -52000 to 56000), every day next to both ends
+// of the int range and of the fast range, and random int64 day counts, and checks the dispatch
+// at the fast range's edges and the int range's known ends.
+func TestCivilFromDaysNS(t *testing.T) {
+	check := func(d int64) {
+		y, m, dom := civilFromDaysNS(d)
+		wy, wm, wd := civilFromDaysEras(d)
+		if y != wy || m != wm || dom != wd {
+			t.Fatalf("day %d: fast %d-%d-%d, eras %d-%d-%d", d, y, m, dom, wy, wm, wd)
+		}
+	}
+	for d := int64(-20_000_000); d <= 20_000_000; d++ {
+		check(d)
+	}
+	for _, c := range []int64{math.MinInt32, math.MaxInt32, nsMinDay, nsMaxDay} {
+		for d := c - 500_000; d <= c+500_000; d++ {
+			if d >= nsMinDay && d <= nsMaxDay {
+				check(d)
+			}
+		}
+	}
+	rng := rand.New(rand.NewSource(3))
+	for i := 0; i < 2_000_000; i++ {
+		check(nsMinDay + rng.Int63n(nsMaxDay-nsMinDay+1))
+	}
+	for _, d := range []int64{nsMinDay - 1, nsMinDay, nsMaxDay, nsMaxDay + 1, math.MinInt64 / 2, math.MaxInt64 / 2, -1 << 40, 1 << 40} {
+		y, m, dom := civilFromDays64(d)
+		if wy, wm, wd := civilFromDaysEras(d); y != wy || m != wm || dom != wd {
+			t.Fatalf("day %d: civilFromDays64 %d-%d-%d, eras %d-%d-%d", d, y, m, dom, wy, wm, wd)
+		}
+	}
+	// LocalDate.ofEpochDay at the ends of DateType's range, and year 0 (1 BC), a leap year.
+	for _, c := range []struct {
+		d       int32
+		y, m, x int32
+	}{{math.MinInt32, -5877641, 6, 23}, {math.MaxInt32, 5881580, 7, 11}, {-719528, 0, 1, 1},
+		{-719469, 0, 2, 29}, {-719468, 0, 3, 1}, {-141427, 1582, 10, 15}, {-141428, 1582, 10, 14}, {2932896, 9999, 12, 31}} {
+		if y, m, x := civilFromDays(c.d); y != c.y || m != c.m || x != c.x {
+			t.Errorf("day %d: %d-%d-%d, want %d-%d-%d", c.d, y, m, x, c.y, c.m, c.x)
+		}
+	}
 }

@@ -112,6 +112,26 @@ func (e *strPad) evalMasked(ctx *exec.TaskContext, b *columnar.Batch, active []b
 		}
 		return nil, err
 	}
+	// A constant pad repeated into a run: a row's padding (count pads, then a prefix of one) is
+	// a prefix of that run, one copy instead of one per pad. lpad(code, 12, '0') appended its
+	// one-byte pad up to a dozen times per row, each a call to memmove.
+	var runBuf [256]byte
+	var run []byte
+	if pm == 0 {
+		if p := pData[pOff[0]:pOff[1]]; len(p) > 0 {
+			k := copy(runBuf[:], p)
+			for ; 2*k <= len(runBuf); k *= 2 { // doubling keeps whole pads
+				copy(runBuf[k:], runBuf[:k])
+			}
+			for ; k > 0 && k+len(p) <= len(runBuf); k += len(p) {
+				copy(runBuf[k:], p)
+			}
+			if len(p) > len(runBuf) {
+				k = 0 // not even one whole pad
+			}
+			run = runBuf[:k]
+		}
+	}
 	for i := 0; i < n; i++ {
 		if !validRow(vbuf, i) {
 			out.endRow(i)
@@ -140,10 +160,14 @@ func (e *strPad) evalMasked(ctx *exec.TaskContext, b *columnar.Batch, active []b
 		if !e.left {
 			out.append(s)
 		}
-		for k := 0; k < count; k++ {
-			out.append(pad)
+		if fill := len(pad)*count + len(remain); fill <= len(run) {
+			out.append(run[:fill])
+		} else {
+			for k := 0; k < count; k++ {
+				out.append(pad)
+			}
+			out.append(remain)
 		}
-		out.append(remain)
 		if e.left {
 			out.append(s)
 		}

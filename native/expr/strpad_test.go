@@ -1,7 +1,9 @@
 package expr
 
 import (
+	"fmt"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -63,4 +65,31 @@ func TestPad(t *testing.T) {
 	got, err = runRaw(t, padJSON("StringLPad", col(0, "string"), litInt(3), litStr("\xff")), column(t, "string", "\xe2a", "a\x80"))
 	expectRows(t, "invalid utf-8", got, err, "\xff\xff\xe2a", "\xffa\x80")
 	expectRefused(t, "lpad long len", padJSON("StringLPad", col(0, "string"), col(1, "long"), litStr("x")), "int expected")
+}
+
+// TestPadConstantRun checks the padding copied from a literal pad's run against the same pad as a
+// column (padded pad by pad), on both sides of the run's 256 bytes: pads of 1 to 257 bytes
+// (ASCII and multi-byte) and lengths whose padding ends just before, at and after the run's end.
+func TestPadConstantRun(t *testing.T) {
+	strs := []any{"", "7", "abc", "héllo", "😀x", nil}
+	for _, pad := range []string{"0", "ab", "é", "😀é", strings.Repeat("x", 85), strings.Repeat("y", 128),
+		strings.Repeat("z", 255), strings.Repeat("w", 256), strings.Repeat("v", 257), strings.Repeat("ü", 100)} {
+		for _, n := range []int{0, 1, 2, 5, 12, 40, 127, 128, 129, 254, 255, 256, 257, 258, 300, 600} {
+			var pads, ins []any
+			for _, s := range strs {
+				ins, pads = append(ins, s), append(pads, pad)
+			}
+			for _, class := range []string{"StringLPad", "StringRPad"} {
+				want, err := run(t, padJSON(class, col(0, "string"), litInt(int64(n)), col(1, "string")),
+					column(t, "string", ins...), column(t, "string", pads...))
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := run(t, padJSON(class, col(0, "string"), litInt(int64(n)), litStr(pad)), column(t, "string", ins...))
+				expectRows(t, fmt.Sprintf("%s(_, %d, %d-byte pad)", class, n, len(pad)), got, err, want...)
+			}
+		}
+	}
+	got, err := run(t, padJSON("StringLPad", col(0, "string"), litInt(300), litStr("0")), column(t, "string", "1"))
+	expectRows(t, "lpad past the run", got, err, strings.Repeat("0", 299)+"1")
 }

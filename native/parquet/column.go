@@ -920,20 +920,38 @@ type bytesDecoder struct {
 	dictOffs []uint32
 	dictN    int
 	size     int
-	uniform  int     // the length of every dictionary value, -1 when they differ
-	vidx     []int32 // readSelected: the selected rows' value indexes
-	vidx2    []int32 // the same for a chunk without nulls, when a path wants them as a slice
+	uniform  int // the length of every dictionary value, -1 when they differ
+	// The dictionary's values zero-padded to 16 or 32 bytes (padW), when none is longer and the
+	// dictionary is not large: each row is then one fixed-size copy, see fromPadded.
+	pad16  [][16]byte
+	pad32  [][32]byte
+	padW   int // 16, 32, or 0 when there is no padded table
+	padMax int // the longest value
+	padL   []uint8
+	vidx   []int32 // readSelected: the selected rows' value indexes
+	vidx2  []int32 // the same for a chunk without nulls, when a path wants them as a slice
 }
 
 func (d *bytesDecoder) release() {
 	d.dictOf, d.dictData, d.dictOffs, d.vidx, d.vidx2 = nil, nil, nil, nil, nil
+	d.pad16, d.pad32, d.padL, d.padW = nil, nil, nil, 0
 }
 
-// byteSink appends value bytes to an allocator buffer that grows geometrically.
+// byteSink appends value bytes to an allocator buffer that grows geometrically. Its buffers
+// are not zeroed (every byte below n is written, and only those are read): clearing them cost
+// as much as a string column's copy.
 type byteSink struct {
+	mem memory.Allocator
 	buf *memory.Buffer
 	n   int
 }
+
+func newByteSink(mem memory.Allocator, size int) byteSink {
+	return byteSink{mem: mem, buf: bmem.NewUninitBuffer(mem, size)}
+}
+
+// unGrab returns the last n bytes of a grab.
+func (s *byteSink) unGrab(n int) { s.n -= n }
 
 func (s *byteSink) append(b []byte) {
 	copy(s.grab(len(b)), b)
@@ -941,8 +959,11 @@ func (s *byteSink) append(b []byte) {
 
 // grab reserves n bytes and returns them.
 func (s *byteSink) grab(n int) []byte {
-	if s.n+n > s.buf.Cap() {
-		s.buf.Reserve(max(s.n+n, 2*s.buf.Cap()))
+	if s.n+n > s.buf.Len() {
+		nb := bmem.NewUninitBuffer(s.mem, max(s.n+n, 2*s.buf.Len()))
+		copy(nb.Bytes(), s.buf.Bytes()[:s.n])
+		s.buf.Release()
+		s.buf = nb
 	}
 	b := s.buf.Buf()[s.n : s.n+n]
 	s.n += n
@@ -953,8 +974,7 @@ func (d *bytesDecoder) read(c *cursor, n int, mem memory.Allocator) (arrow.Array
 	ob := newOutBuffer(mem, (n+1)*4)
 	offs := viewAs[int32](ob.Bytes(), n+1)
 	offs[0] = 0
-	sink := byteSink{buf: memory.NewResizableBuffer(mem)}
-	sink.buf.Reserve(max(64, n*max(d.avgBytes, 8)))
+	sink := newByteSink(mem, max(64, n*max(d.avgBytes, 8)))
 	valid := newValidity(c, n, mem)
 	fail := func(err error) (arrow.Array, error) {
 		ob.Release()
@@ -1056,6 +1076,11 @@ func (d *bytesDecoder) fromDict(c *cursor, ch chunk, offs []int32, sink *byteSin
 		}
 	}
 	idx := c.idx[c.val : c.val+ch.m]
+	if d.padW > 0 && !(d.uniform >= 0 && d.uniform <= 8 && ch.m == ch.k) {
+		if done, err := d.fromPadded(c, ch, idx, offs, sink); done || err != nil {
+			return err
+		}
+	}
 	// pass 1: bounds and total size, so that pass 2 copies without capacity checks
 	dn := uint32(d.dictN)
 	total := 0
@@ -1124,6 +1149,71 @@ func (d *bytesDecoder) fromDict(c *cursor, ch chunk, offs []int32, sink *byteSin
 	return nil
 }
 
+// fromPadded expands the codes idx of a chunk in one pass over the padded dictionary: each
+// value is one 16- or 32-byte store (a few instructions, where a copy of its exact length was a
+// memmove call or a byte loop) into a buffer reserved for the longest value plus one store's
+// slack; the slack and what the rows did not use go back to the sink. done is false when that
+// reservation could pass the 2 GiB offset limit: the exact path then decides.
+func (d *bytesDecoder) fromPadded(c *cursor, ch chunk, idx []int32, offs []int32, sink *byteSink) (done bool, err error) {
+	bound := len(idx)*d.padMax + d.padW
+	if int64(offs[0])+int64(bound) > math.MaxInt32 {
+		return false, nil
+	}
+	out := sink.grab(bound)
+	var w int
+	var ok bool
+	if d.padW == 16 {
+		w, ok = expandPadded(out, d.pad16, d.padL, idx, offs[:ch.k+1], ch.def, c.maxDef)
+	} else {
+		w, ok = expandPadded(out, d.pad32, d.padL, idx, offs[:ch.k+1], ch.def, c.maxDef)
+	}
+	sink.unGrab(bound - w)
+	if !ok {
+		return true, fmt.Errorf("dictionary index out of range (dictionary has %d values): %w", d.dictN, pq.ErrCorrupted)
+	}
+	return true, nil
+}
+
+// expandPadded writes the values of the codes idx, each a whole padded entry of pad, to out at
+// the running end of the previous one, and the row ends to offs[1:] (rows whose level is below
+// maxDef, when def is not nil, are null: no value). It returns the bytes written, and false at a
+// code outside pad. out holds len(idx) of the longest value, plus one entry.
+func expandPadded[E [16]byte | [32]byte](out []byte, pad []E, lens []uint8, idx, offs []int32, def []byte, maxDef byte) (int, bool) {
+	base := offs[0]
+	lens = lens[:len(pad)]
+	w := 0
+	if def == nil {
+		offs = offs[1 : len(idx)+1]
+		for i, x := range idx {
+			if uint32(x) >= uint32(len(pad)) {
+				return w, false
+			}
+			e := pad[x]
+			_ = out[w+len(e)-1] // holds: w is at most the previous rows' longest values
+			*(*E)(unsafe.Pointer(&out[w])) = e
+			w += int(lens[x])
+			offs[i] = base + int32(w)
+		}
+		return w, true
+	}
+	j := 0
+	for i, lv := range def {
+		if lv == maxDef {
+			if j >= len(idx) || uint32(idx[j]) >= uint32(len(pad)) {
+				return w, false
+			}
+			x := idx[j]
+			j++
+			e := pad[x]
+			_ = out[w+len(e)-1] // holds: w is at most the previous rows' longest values
+			*(*E)(unsafe.Pointer(&out[w])) = e
+			w += int(lens[x])
+		}
+		offs[i+1] = base + int32(w)
+	}
+	return w, true
+}
+
 // expandUniform writes the dictionary values idx (all l bytes long, packed in vals) to out.
 func expandUniform(out, vals []byte, idx []int32, l int) {
 	switch l {
@@ -1179,8 +1269,50 @@ func (d *bytesDecoder) loadDict(c *cursor) error {
 			}
 		}
 	}
+	d.buildPadded(n)
 	d.dictOf = c.dict
 	return nil
+}
+
+// maxPadded is the most dictionary values given a padded table: a larger dictionary is rarely
+// read through enough rows to repay building it.
+const maxPadded = 1 << 16
+
+// buildPadded makes the padded table of the dictionary just validated, when its values are
+// short enough.
+func (d *bytesDecoder) buildPadded(n int) {
+	d.padW = 0
+	if d.fixed || n == 0 || n > maxPadded {
+		return
+	}
+	offsets := d.dictOffs
+	longest := uint32(0)
+	for k := 0; k < n; k++ {
+		longest = max(longest, offsets[k+1]-offsets[k])
+	}
+	if longest > 32 {
+		return
+	}
+	d.padMax = int(longest)
+	d.padL = grow(d.padL, n)
+	for k := 0; k < n; k++ {
+		d.padL[k] = uint8(offsets[k+1] - offsets[k])
+	}
+	if longest <= 16 {
+		d.pad16 = grow(d.pad16, n)
+		for k := range d.pad16 {
+			d.pad16[k] = [16]byte{}
+			copy(d.pad16[k][:], d.dictData[offsets[k]:offsets[k+1]])
+		}
+		d.padW = 16
+		return
+	}
+	d.pad32 = grow(d.pad32, n)
+	for k := range d.pad32 {
+		d.pad32[k] = [32]byte{}
+		copy(d.pad32[k][:], d.dictData[offsets[k]:offsets[k+1]])
+	}
+	d.padW = 32
 }
 
 // ---- RLE booleans --------------------------------------------------------------------------

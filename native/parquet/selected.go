@@ -519,8 +519,7 @@ func (d *bytesDecoder) readSelected(c *cursor, n int, sel []int32, mem memory.Al
 	ob := newOutBuffer(mem, (m+1)*4)
 	offs := viewAs[int32](ob.Bytes(), m+1)
 	offs[0] = 0
-	sink := byteSink{buf: memory.NewResizableBuffer(mem)}
-	sink.buf.Reserve(max(64, m*max(d.avgBytes, 8)))
+	sink := newByteSink(mem, max(64, m*max(d.avgBytes, 8)))
 	var valid selValidity
 	fail := func(err error) (arrow.Array, error) {
 		ob.Release()

@@ -1,9 +1,11 @@
 package aggregate
 
 import (
+	"bytes"
+	"cmp"
 	"encoding/binary"
 	"fmt"
-	"strings"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
@@ -106,6 +108,14 @@ func (f *minMaxFixed[T]) merge(cols []arrow.Array, gids []uint32) error {
 		return fmt.Errorf("min/max: column shorter than batch")
 	}
 	cur, has := f.vals, f.has
+	if len(has) == 1 && bits == nil {
+		// One group (no grouping keys: grow(numGroups) precedes every merge, and every gid is
+		// below it) and no nulls: the batch's extreme in a register, merged once.
+		if len(gids) > 0 {
+			f.mergeOne(vals[:len(gids)])
+		}
+		return nil
+	}
 	if f.max {
 		for i, g := range gids {
 			if bitSet(bits, off, i) && (!has[g] || sparkGreater(vals[i], cur[g])) {
@@ -120,6 +130,31 @@ func (f *minMaxFixed[T]) merge(cols []arrow.Array, gids []uint32) error {
 		}
 	}
 	return nil
+}
+
+// mergeOne folds vals, none null, into group 0. Strict comparisons keep the first of equal
+// values (0.0 before -0.0), as the per-row loop does.
+func (f *minMaxFixed[T]) mergeOne(vals []T) {
+	m := vals[0]
+	if f.max {
+		for _, v := range vals[1:] {
+			if sparkGreater(v, m) {
+				m = v
+			}
+		}
+		if !f.has[0] || sparkGreater(m, f.vals[0]) {
+			f.vals[0], f.has[0] = m, true
+		}
+		return
+	}
+	for _, v := range vals[1:] {
+		if sparkLess(v, m) {
+			m = v
+		}
+	}
+	if !f.has[0] || sparkLess(m, f.vals[0]) {
+		f.vals[0], f.has[0] = m, true
+	}
 }
 
 func (f *minMaxFixed[T]) buffers(alloc memory.Allocator, lo, hi int) ([]arrow.Array, error) {
@@ -161,6 +196,13 @@ func (f *minMaxDecimal) update(ctx *exec.TaskContext, b *columnar.Batch, gids []
 func (f *minMaxDecimal) merge(cols []arrow.Array, gids []uint32) error {
 	vals := fixedValues[decimal128.Num](cols[0])
 	bits, off := validity(cols[0])
+	if len(f.has) == 1 && bits == nil {
+		// One group and no nulls (see minMaxFixed.merge).
+		if len(gids) > 0 {
+			f.mergeOne(vals[:len(gids)])
+		}
+		return nil
+	}
 	for i, g := range gids {
 		if !bitSet(bits, off, i) {
 			continue
@@ -170,6 +212,30 @@ func (f *minMaxDecimal) merge(cols []arrow.Array, gids []uint32) error {
 		}
 	}
 	return nil
+}
+
+// mergeOne folds vals, none null, into group 0, comparing the two halves of the 128-bit
+// two's complement in registers.
+func (f *minMaxDecimal) mergeOne(vals []decimal128.Num) {
+	best := 0
+	hi, lo := vals[0].HighBits(), vals[0].LowBits()
+	if f.max {
+		for i := 1; i < len(vals); i++ {
+			if h, l := vals[i].HighBits(), vals[i].LowBits(); h > hi || (h == hi && l > lo) {
+				best, hi, lo = i, h, l
+			}
+		}
+	} else {
+		for i := 1; i < len(vals); i++ {
+			if h, l := vals[i].HighBits(), vals[i].LowBits(); h < hi || (h == hi && l < lo) {
+				best, hi, lo = i, h, l
+			}
+		}
+	}
+	v := vals[best]
+	if !f.has[0] || (f.max && decLess(f.vals[0], v)) || (!f.max && decLess(v, f.vals[0])) {
+		f.vals[0], f.has[0] = v, true
+	}
 }
 
 func (f *minMaxDecimal) buffers(alloc memory.Allocator, lo, hi int) ([]arrow.Array, error) {
@@ -271,26 +337,90 @@ func (f *minMaxBytes) merge(cols []arrow.Array, gids []uint32) error {
 	if err != nil {
 		return err
 	}
+	if len(gids) > 0 && len(offs) <= len(gids) {
+		return fmt.Errorf("min/max: column shorter than batch")
+	}
 	bits, off := validity(cols[0])
+	if len(f.has) == 1 {
+		// One group (see minMaxFixed.merge): the batch's extreme first, then one merge.
+		if b := bestBytes(offs[:len(gids)+1], data, bits, off, f.max); b >= 0 {
+			f.offer(0, data[offs[b]:offs[b+1]])
+		}
+		return nil
+	}
 	for i, g := range gids {
-		if !bitSet(bits, off, i) {
-			continue
+		if bitSet(bits, off, i) {
+			f.offer(g, data[offs[i]:offs[i+1]])
 		}
-		v := data[offs[i]:offs[i+1]]
-		p := prefix8(v)
-		if f.has[g] {
-			if q := f.pre[g]; p != q {
-				if (p > q) != f.max {
-					continue
-				}
-			} else if c := strings.Compare(string(v), f.vals[g]); c == 0 || (c > 0) != f.max {
-				// string(v) in a comparison does not allocate; only a replacement copies.
-				continue
-			}
-		}
-		f.vals[g], f.has[g], f.pre[g] = string(v), true, p
 	}
 	return nil
+}
+
+// offer makes v group g's value if it is the first or beats the current one.
+func (f *minMaxBytes) offer(g uint32, v []byte) {
+	p := prefix8(v)
+	if f.has[g] {
+		if q := f.pre[g]; p != q {
+			if (p > q) != f.max {
+				return
+			}
+		} else if c := bytes.Compare(v, unsafe.Slice(unsafe.StringData(f.vals[g]), len(f.vals[g]))); c == 0 || (c > 0) != f.max {
+			return
+		}
+	}
+	f.vals[g], f.has[g], f.pre[g] = string(v), true, p
+}
+
+// bestBytes is the row of the greatest (max) or least value among the rows offs describes
+// (len(offs)-1 of them) that bits marks valid, the first of equal ones; -1 when none is valid.
+// Rows are keyed by their first 8 bytes (flipped for min, so that greater is better either
+// way): only a row whose key ties the best one's compares further.
+func bestBytes(offs []int32, data []byte, bits []byte, off int, isMax bool) int {
+	flip := uint64(0)
+	if !isMax {
+		flip = ^uint64(0)
+	}
+	best, bk, bl := -1, uint64(0), 0 // the best row, its key and length
+	n := len(offs) - 1
+	for i := 0; i < n; i++ {
+		if bits != nil && !bitSet(bits, off, i) {
+			continue
+		}
+		o, e := int(offs[i]), int(offs[i+1])
+		var p uint64
+		if o+8 <= len(data) {
+			// One load, the bytes past the value masked off (a shift by 64 clears all).
+			p = binary.BigEndian.Uint64(data[o:]) & (^uint64(0) << (64 - 8*uint(min(e-o, 8))))
+		} else {
+			p = prefix8(data[o:e])
+		}
+		k := p ^ flip
+		switch {
+		case k < bk && best >= 0:
+		case k > bk || best < 0:
+			best, bk, bl = i, k, e-o
+		case e-o <= 8 && bl <= 8:
+			// A tie of short values (flags, codes): the longer is greater (see cmpSamePrefix),
+			// decided here without a call.
+			if l := e - o; l != bl && (l > bl) == isMax {
+				best, bl = i, l
+			}
+		default:
+			if c := cmpSamePrefix(data[o:e], data[offs[best]:offs[best+1]]); c != 0 && (c > 0) == isMax {
+				best, bl = i, e-o
+			}
+		}
+	}
+	return best
+}
+
+// cmpSamePrefix compares a and b, whose first 8 bytes (zero-padded) are equal: when neither goes
+// past them the shorter one is a prefix of the other, padded with zeros, so lengths decide.
+func cmpSamePrefix(a, b []byte) int {
+	if len(a) <= 8 || len(b) <= 8 {
+		return cmp.Compare(len(a), len(b))
+	}
+	return bytes.Compare(a[8:], b[8:])
 }
 
 func (f *minMaxBytes) buffers(alloc memory.Allocator, lo, hi int) ([]arrow.Array, error) {
