@@ -204,6 +204,13 @@ func (p *Dec64) Eval(c *Dec64Batch, b *columnar.Batch) ([]int64, uint64, bool) {
 	var lv [4][]int64 // leaf values; nil for a constant
 	var lb [4]uint64
 	leafVals, leafBounds := lv[:0], lb[:0]
+	if p.res < 0 {
+		// A bare column is narrowed only for another program: a consumer reading it alone folds
+		// the decimal128 values as fast as it would narrow them.
+		if l := p.leaves[-1-p.res]; l.col < 0 || l.col >= len(c.cols) || !c.cols[l.col].done {
+			return nil, 0, false
+		}
+	}
 	for _, l := range p.leaves {
 		if l.col < 0 {
 			leafVals = append(leafVals, nil)
