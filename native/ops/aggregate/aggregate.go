@@ -49,6 +49,9 @@ type HashAggregate struct {
 	spillDepth int
 	// dispatched: the classes of the keys and arguments the JVM evaluates (Dispatched).
 	dispatched []string
+	// dec64 holds the decimal input columns of the batch being added, narrowed to int64 once for
+	// every function that reads them (input.eval64).
+	dec64 expr.Dec64Batch
 }
 
 // Dispatched names the classes of the grouping keys and function arguments the JVM evaluates
@@ -148,7 +151,8 @@ func New(n *plan.Node, child exec.Operator, conf *plan.Conf) (*HashAggregate, er
 	}
 
 	// Grouping keys.
-	base := fnContext{child: childSchema, conf: conf, singleGroup: len(groupExprs) == 0, dispatched: &h.dispatched}
+	base := fnContext{child: childSchema, conf: conf, singleGroup: len(groupExprs) == 0, dispatched: &h.dispatched,
+		dec64: &h.dec64}
 	keyCtx := base
 	var keyIDs []*int64
 	for _, g := range groupExprs {
@@ -603,6 +607,8 @@ func (h *HashAggregate) addBatch(r *aggRun, b *columnar.Batch) error {
 		return err
 	}
 	ng := r.table.numGroups()
+	h.dec64.Reset(b)
+	defer h.dec64.Reset(nil)
 	for i, f := range r.fns {
 		f.grow(ng)
 		spec := h.fns[i]

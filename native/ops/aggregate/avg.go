@@ -168,6 +168,14 @@ func (f *avgDecimal) grow(n int) {
 }
 
 func (f *avgDecimal) update(ctx *exec.TaskContext, b *columnar.Batch, gids []uint32) error {
+	if vals, bound, ok := f.in.eval64(b); ok {
+		f.acc.addInt64(vals, bound, gids)
+		counts := f.counts
+		for _, g := range gids {
+			counts[g]++
+		}
+		return nil
+	}
 	col, err := f.in.eval(ctx, b)
 	if err != nil {
 		return err

@@ -1,7 +1,9 @@
 package aggregate
 
 import (
+	"math"
 	"math/big"
+	"math/bits"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
@@ -30,7 +32,15 @@ type decSum struct {
 	los    []uint64
 	his    []int64 // the sum of a wide group (grown only once a group widens)
 	wide   wideSum
+	// notNarrow counts the groups that are wide or overflowed.
+	notNarrow int
+	// reach bounds |small[g]| over the narrow groups, or is reachUnknown: while it plus a batch's
+	// row count times its value bound stays below 2^63 no narrow sum can leave 64 bits, and
+	// addInt64 adds without checks.
+	reach uint64
 }
+
+const reachUnknown = math.MaxUint64
 
 const (
 	decNarrow uint8 = iota
@@ -51,10 +61,16 @@ func (d *decSum) grow(n int) {
 	}
 }
 
-func (d *decSum) setOverflow(g uint32) { d.state[g] = decOverflow }
+func (d *decSum) setOverflow(g uint32) {
+	if d.state[g] == decNarrow {
+		d.notNarrow++
+	}
+	d.state[g] = decOverflow
+}
 
 func (d *decSum) addColumn(vals []decimal128.Num, bits []byte, off int, gids []uint32) {
 	vals = vals[:len(gids)]
+	d.reach = reachUnknown
 	if d.single {
 		for i := range gids {
 			if bitSet(bits, off, i) {
@@ -96,6 +112,68 @@ func (d *decSum) addColumn(vals []decimal128.Num, bits []byte, off int, gids []u
 	}
 }
 
+// addInt64 adds exact values (no nulls) whose magnitudes are at most bound.
+func (d *decSum) addInt64(vals []int64, bound uint64, gids []uint32) {
+	vals = vals[:len(gids)]
+	hi, span := bits.Mul64(uint64(len(vals)), bound)
+	if d.single {
+		if hi == 0 && span <= math.MaxInt64 { // the batch's sum fits an int64
+			var s int64
+			for _, v := range vals {
+				s += v
+			}
+			d.wide.add(uint64(s), s>>63)
+			return
+		}
+		for _, v := range vals {
+			d.wide.add(uint64(v), v>>63)
+		}
+		return
+	}
+	if d.notNarrow == 0 && hi == 0 && span <= math.MaxInt64 {
+		if d.reach > math.MaxInt64-span {
+			d.reach = d.narrowReach(len(vals))
+		}
+		if d.reach <= math.MaxInt64-span {
+			small := d.small
+			for i, g := range gids {
+				small[g] += vals[i]
+			}
+			d.reach += span
+			return
+		}
+	}
+	d.reach = reachUnknown
+	state, small := d.state, d.small
+	for i, g := range gids {
+		v := vals[i]
+		if state[g] == decNarrow {
+			a := small[g]
+			if s := a + v; (a^s)&(v^s) >= 0 {
+				small[g] = s
+				continue
+			}
+		}
+		d.addSlow(g, uint64(v), v>>63)
+	}
+}
+
+// narrowReach returns the largest |small[g]|, or reachUnknown when there are too many groups
+// to scan for a batch of n rows.
+func (d *decSum) narrowReach(n int) uint64 {
+	if len(d.small) > 4*n+1024 {
+		return reachUnknown
+	}
+	var m uint64
+	for _, s := range d.small {
+		if s < 0 {
+			s = -s // MinInt64 stays negative: its uint64 is 2^63, over any limit
+		}
+		m = max(m, uint64(s))
+	}
+	return m
+}
+
 // addSlow adds one value to a group that is wide, overflowed, or narrow but cannot take the value
 // in 64 bits (it widens).
 func (d *decSum) addSlow(g uint32, vlo uint64, vhi int64) {
@@ -110,6 +188,7 @@ func (d *decSum) addSlow(g uint32, vlo uint64, vhi int64) {
 		s := d.small[g]
 		d.los[g], d.his[g] = uint64(s), s>>63
 		d.state[g] = decWide
+		d.notNarrow++
 	}
 	lo, hi, o := add128(d.los[g], d.his[g], vlo, vhi)
 	if o || (d.check && !fitsPrecision(lo, hi, d.t.Precision)) {
@@ -120,6 +199,7 @@ func (d *decSum) addSlow(g uint32, vlo uint64, vhi int64) {
 }
 
 func (d *decSum) addOne(g uint32, v decimal128.Num) {
+	d.reach = reachUnknown
 	if d.single {
 		d.wide.add(v.LowBits(), v.HighBits())
 		return

@@ -22,6 +22,7 @@ import (
 func TestDecSumMatchesReference(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	var states [3]int // groups ending narrow, wide, overflowed: every path is taken
+	int64Batches := 0
 	for _, p := range []int32{2, 8, 12, 18, 19, 22, 28, 38} {
 		for _, single := range []bool{false, true} {
 			for trial := 0; trial < 20; trial++ {
@@ -51,7 +52,12 @@ func TestDecSumMatchesReference(t *testing.T) {
 							bitutil.SetBit(bits, i+3)
 						}
 					}
-					got.addColumn(vals, bits, 3, gids)
+					if v64, bound, ok := asInt64(r, vals); ok && bits == nil && r.IntN(2) == 0 {
+						got.addInt64(v64, bound, gids) // what expr.Dec64 hands over
+						int64Batches++
+					} else {
+						got.addColumn(vals, bits, 3, gids)
+					}
 					want.addColumn(vals, bits, 3, gids)
 					for k := 0; k < 5; k++ {
 						g, v := uint32(r.IntN(ng)), randDec(r, min(38, p+10), trial)
@@ -89,10 +95,93 @@ func TestDecSumMatchesReference(t *testing.T) {
 			}
 		}
 	}
-	if states[0] == 0 || states[1] == 0 || states[2] == 0 {
+	if states[0] == 0 || states[1] == 0 || states[2] == 0 || int64Batches == 0 {
 		t.Fatalf("groups narrow/wide/overflowed: %v: a path was not tested", states)
 	}
-	t.Logf("groups narrow/wide/overflowed: %v", states)
+	t.Logf("groups narrow/wide/overflowed: %v; batches added as int64: %d", states, int64Batches)
+}
+
+// asInt64 narrows vals when they all fit an int64, with a bound on their magnitudes: the OR of
+// them (as expr.Dec64), their maximum, or a looser bound.
+func asInt64(r *rand.Rand, vals []decimal128.Num) ([]int64, uint64, bool) {
+	out := make([]int64, len(vals))
+	var or, mx uint64
+	for i, v := range vals {
+		x := int64(v.LowBits())
+		if v.HighBits() != x>>63 {
+			return nil, 0, false
+		}
+		out[i] = x
+		m := uint64(x)
+		if x < 0 {
+			m = -m
+		}
+		or |= m
+		mx = max(mx, m)
+	}
+	switch r.IntN(3) {
+	case 0:
+		return out, or, true
+	case 1:
+		return out, mx, true
+	}
+	return out, mx + uint64(r.Int64N(1<<40)), true
+}
+
+// TestDecSumInt64Reach: sums of int64 values near the limit of a narrow sum, many rows per batch
+// and few groups, so that the unchecked adds of addInt64 stop exactly where a sum could leave 64
+// bits: the results equal the checked reference, positive and negative, and a group that must
+// widen does.
+func TestDecSumInt64Reach(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	bt := sparktype.DecimalOf(38, 2)
+	widened := 0
+	defer func() {
+		if widened == 0 {
+			t.Errorf("no group widened: the limit of the unchecked adds was not tested")
+		}
+	}()
+	for trial := 0; trial < 40; trial++ {
+		got, want := newDecSum(bt, trial%4 == 3), newRefDecSum(bt, trial%4 == 3)
+		ng := 1 + r.IntN(4)
+		got.grow(ng)
+		want.grow(ng)
+		base := int64(1) << (40 + r.IntN(20)) // batches of 4096 such values approach 2^63
+		for batch := 0; batch < 12; batch++ {
+			n := 1 + r.IntN(4096)
+			vals := make([]decimal128.Num, n)
+			v64 := make([]int64, n)
+			gids := make([]uint32, n)
+			sign := int64(1)
+			if trial%2 == 1 {
+				sign = -1
+			}
+			var bound uint64
+			for i := range vals {
+				x := sign * (base - r.Int64N(base/2))
+				if r.IntN(50) == 0 {
+					x = -x
+				}
+				v64[i], vals[i] = x, decimal128.FromI64(x)
+				bound = max(bound, uint64(base))
+				if !got.single {
+					gids[i] = uint32(r.IntN(ng))
+				}
+			}
+			got.addInt64(v64, bound, gids)
+			want.addColumn(vals, nil, 0, gids)
+		}
+		for g := 0; g < ng; g++ {
+			if !got.single && got.state[g] == decWide {
+				widened++
+			}
+			gn, gf, ge, go_ := got.value(g)
+			wn, wf, we, wo := want.value(g)
+			if gn != wn || gf != wf || go_ != wo || (ge == nil) != (we == nil) || (ge != nil && ge.Cmp(we) != 0) {
+				t.Fatalf("trial %d group %d: got (%v %v %v %v), want (%v %v %v %v)", trial, g, gn, gf, ge, go_, wn, wf, we, wo)
+			}
+		}
+	}
 }
 
 // randDec draws a decimal of precision p: small values, values near ±(10^p - 1), or (above 18

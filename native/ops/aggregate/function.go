@@ -100,6 +100,9 @@ type fnContext struct {
 	// dispatched collects, for the whole operator, the classes of the inputs the JVM evaluates
 	// (shared by every function's copy of the context).
 	dispatched *[]string
+	// dec64 is the operator's narrowed decimal columns of the current batch (nil in tests that
+	// build functions alone).
+	dec64 *expr.Dec64Batch
 }
 
 type fnBuilder func(fn *plan.Expr, c *fnContext) (*fnSpec, error)
@@ -149,6 +152,35 @@ type input struct {
 	e        expr.Expr
 	typ      sparktype.Type
 	nullable bool
+	// d64 computes a decimal input in 64 bits when a batch allows it (eval64); nil otherwise.
+	d64  *expr.Dec64
+	d64b *expr.Dec64Batch
+}
+
+// eval64 computes a decimal input as exact int64 unscaled values with a bound on their
+// magnitudes, when the batch allows it (no nulls, no value or intermediate result beyond 64 bits
+// or its precision: expr.Dec64); ok is false otherwise, and the caller uses eval. The values are
+// valid until the next eval64 of any input of the operator.
+func (in *input) eval64(b *columnar.Batch) (vals []int64, bound uint64, ok bool) {
+	if in == nil || in.d64 == nil {
+		return nil, 0, false
+	}
+	return in.d64.Eval(in.d64b, b)
+}
+
+// withDec64 compiles the 64-bit program of a decimal input.
+func (in *input) withDec64(c *fnContext) *input {
+	if c.dec64 == nil || in.typ.Kind != sparktype.Decimal {
+		return in
+	}
+	e := in.e
+	if e == nil {
+		e = expr.NewColumn(in.ordinal, "input", in.typ)
+	}
+	if in.d64 = expr.CompileDec64(e); in.d64 != nil {
+		in.d64b = c.dec64
+	}
+	return in
 }
 
 func (in *input) eval(ctx *exec.TaskContext, b *columnar.Batch) (arrow.Array, error) {
@@ -211,7 +243,7 @@ func newInput(e *plan.Expr, c *fnContext, normalized bool) (*input, error) {
 		if !c.child[o].Type.Equal(t) {
 			return nil, fmt.Errorf("attribute %s has type %s but child column %d is %s", e.Name, t, o, c.child[o].Type)
 		}
-		return &input{ordinal: o, typ: t, nullable: e.Nullable}, nil
+		return (&input{ordinal: o, typ: t, nullable: e.Nullable}).withDec64(c), nil
 	}
 	// An argument without a kernel is evaluated by the JVM (expr.Dispatched) over the child's
 	// batch, as Spark's aggregate evaluates it over the child's rows: every row, no short-circuit.
@@ -222,7 +254,7 @@ func newInput(e *plan.Expr, c *fnContext, normalized bool) (*input, error) {
 	if d := expr.DispatchedIn(ex); len(d) > 0 && c.dispatched != nil {
 		*c.dispatched = append(*c.dispatched, d...)
 	}
-	return &input{ordinal: -1, e: ex, typ: ex.Type(), nullable: e.Nullable}, nil
+	return (&input{ordinal: -1, e: ex, typ: ex.Type(), nullable: e.Nullable}).withDec64(c), nil
 }
 
 func derefID(e *plan.Expr) int64 {

@@ -239,6 +239,11 @@ func (f *sumDecimal) grow(n int) {
 }
 
 func (f *sumDecimal) update(ctx *exec.TaskContext, b *columnar.Batch, gids []uint32) error {
+	if vals, bound, ok := f.in.eval64(b); ok {
+		f.acc.addInt64(vals, bound, gids)
+		f.seen(nil, 0, gids)
+		return nil
+	}
 	col, err := f.in.eval(ctx, b)
 	if err != nil {
 		return err
@@ -247,19 +252,24 @@ func (f *sumDecimal) update(ctx *exec.TaskContext, b *columnar.Batch, gids []uin
 	bits, off := validity(col)
 	vals := fixedValues[decimal128.Num](col)
 	f.acc.addColumn(vals, bits, off, gids)
+	f.seen(bits, off, gids)
+	return nil
+}
+
+// seen marks the groups of the rows with a non-null value as not empty.
+func (f *sumDecimal) seen(bits []byte, off int, gids []uint32) {
 	empty := f.empty
 	if bits == nil {
 		for _, g := range gids {
 			empty[g] = false
 		}
-		return nil
+		return
 	}
 	for i, g := range gids {
 		if bitSet(bits, off, i) {
 			empty[g] = false
 		}
 	}
-	return nil
 }
 
 func (f *sumDecimal) merge(cols []arrow.Array, gids []uint32) error {
