@@ -122,9 +122,11 @@ func NewDispatched(e *plan.Expr) (*Dispatched, string) {
 // sparktype.Arrow, Spark's ArrowUtils with timestamps tagged UTC): the atomic ones, and structs,
 // arrays and maps of them. Spark's Arrow reader takes a struct's, a list's and a map's children by
 // position (a map's key and value by the names both sides give them); the names and nullability
-// flags Spark writes into a result's type are replaced by the engine's (asType).
+// flags Spark writes into a result's type are replaced by the engine's (asType). A struct with two
+// fields of one name does not cross: Spark's Arrow schema refuses it
+// (DUPLICATED_FIELD_NAME_IN_ARROW_STRUCT), and Arrow Java keys a struct's children by name.
 func crossesAsArrow(t sparktype.Type) bool {
-	return t.Supported() || (t.Nested() && t.Readable() && t.Arrow() != nil)
+	return t.Supported() || (t.Nested() && t.Readable() && t.Arrow() != nil && duplicateField(t) == "")
 }
 
 // notByRow lists the classes Spark does not evaluate row by row inside a projection.

@@ -149,6 +149,11 @@ func TestDispatchDecision(t *testing.T) {
 		{"nested input of an interval", encoded(t, node("SizeX", "integer", "child",
 			`{"class":"`+pkg+`AttributeReference","dataType":{"type":"array","elementType":"interval","containsNull":true},"nullable":true,"fields":{},"ordinal":0,"name":"a"}`)),
 			"input column a is array<interval>, which does not cross to the JVM"},
+		{"struct with a repeated field name", encoded(t, `{"class":"`+pkg+`SizeX","dataType":{"type":"struct","fields":[{"name":"n","type":"integer","nullable":true,"metadata":{}},{"name":"n","type":"string","nullable":true,"metadata":{}}]},"nullable":true,"fields":{"child":`+
+			col(0, "integer")+`}}`), "returns struct<n:int,n:string>, which does not cross to the JVM"},
+		{"array of a struct with a repeated field name", encoded(t, `{"class":"`+pkg+`SizeX","dataType":"integer","nullable":true,"fields":{"child":`+
+			`{"class":"`+pkg+`AttributeReference","dataType":{"type":"array","elementType":{"type":"struct","fields":[{"name":"n","type":"integer","nullable":true,"metadata":{}},{"name":"n","type":"integer","nullable":true,"metadata":{}}]},"containsNull":true},"nullable":true,"fields":{},"exprId":105,"ordinal":0,"name":"a"}}}`),
+			"input column a is array<struct<n:int,n:int>>, which does not cross to the JVM"},
 		{"unbound", encoded(t, sinJSON(`{"class":"`+pkg+`AttributeReference","dataType":"double","nullable":true,"fields":{},"ordinal":-1,"name":"o"}`)),
 			"attribute o is not an input column"},
 		{"bound reference", encoded(t, sinJSON(node("BoundReference", "double", "ordinal", "0"))), "BoundReference"},
