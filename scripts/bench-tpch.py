@@ -109,7 +109,10 @@ class Engine:
         return ":".join(cp)
 
     def command(self):
-        cmd = ["java", f"-Xmx{self.args.heap}", *OPENS, "-cp", self.classpath(),
+        # BENCH_JAVA_OPTS adds JVM options to every engine's JVM (a profiler, say:
+        # -XX:StartFlightRecording=filename=/tmp/{engine}.jfr, with {engine} replaced by the engine's name).
+        extra = os.environ.get("BENCH_JAVA_OPTS", "").replace("{engine}", self.name).split()
+        cmd = ["java", f"-Xmx{self.args.heap}", *OPENS, *extra, "-cp", self.classpath(),
                "dev.bolide.bench.TpchBenchDriver", "--engine", self.name,
                "--data", self.args.data, "--queries", self.args.queries, "--answers", self.answers]
         if NATIVE_PREFIX[self.name]:
