@@ -134,7 +134,7 @@ COMET_JAR := build/bench/comet-spark-spark4.1_2.13-$(COMET_VERSION).jar
 BENCH_PY := build/bench/venv/bin/python
 DUCKDB_VERSION := 2.0.0
 
-.PHONY: bench bench-tpch bench-iceberg bench-scan bench-functions bench-prep bench-demo bench-memory test-bench-smoke
+.PHONY: bench bench-tpch bench-iceberg bench-scan bench-functions bench-prep bench-demo bench-memory bench-rows test-bench-smoke
 bench: bench-tpch
 bench-iceberg:
 	TPCH_QUERIES=bench/iceberg-queries $(MAKE) --no-print-directory bench-tpch FORMAT=iceberg
@@ -147,6 +147,19 @@ bench-tpch: $(JAR) bench-prep
 	  --format $(FORMAT) --out bench/results/$$(date +%Y%m%d-%H%M%S)
 	@ln -sfn "$$(ls -1d bench/results/2* | tail -1 | xargs basename)" bench/results/latest
 	@echo "results in bench/results/latest -> $$(readlink bench/results/latest)"
+
+# What turning a native block's output into Spark rows costs: Spark's no-op writer over 8 lineitem
+# columns, Bolide on and off alternated in one spark-shell (bench/rows/rows.scala; the Spark
+# distribution of scripts/spark-dist.sh): `make bench-rows [SF=1] [RUNS=5]`.
+bench-rows: $(JAR)
+	SPARK_HOME="$$(bash scripts/spark-dist.sh | tail -1)" && \
+	DATA="$${TPCH_DATA:-$$(bash scripts/tpch-data.sh $(SF) | tail -1)}" && \
+	out=bench/results/rows-$$(date +%Y%m%d-%H%M%S) && mkdir -p $$out && \
+	TPCH_DATA="$$DATA" RUNS=$${RUNS:-5} "$$SPARK_HOME/bin/spark-shell" --master 'local[2]' --driver-memory 4g \
+	  --jars $(JAR) --conf spark.plugins=org.apache.spark.sql.bolide.BolidePlugin \
+	  --conf spark.memory.offHeap.enabled=true --conf spark.memory.offHeap.size=2g --conf spark.ui.enabled=false \
+	  -I bench/rows/rows.scala > $$out/log.txt 2>&1 && \
+	sed -n 's/^RESULT //p' $$out/log.txt | tee $$out/summary.md
 
 # Single-thread CPU of lineitem's full decode, Q1 and Q6: Bolide's Go engine alone (the captured
 # native blocks, replayed by native/cmd/replay), DuckDB from PyPI (threads=1), and Spark, Bolide and

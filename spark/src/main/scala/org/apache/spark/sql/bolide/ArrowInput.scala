@@ -69,7 +69,8 @@ class ArrowInput(iter: Iterator[ColumnarBatch], schema: StructType, allocator: B
   private def zeroCopy(b: ColumnarBatch): Boolean =
     b.numCols() == schema.length && (0 until schema.length).forall { i =>
       b.column(i) match {
-        case a: ArrowColumnVector if a.getClass == classOf[ArrowColumnVector] =>
+        case a: ArrowColumnVector
+            if a.getClass == classOf[ArrowColumnVector] || a.isInstanceOf[DirectArrowColumnVector] =>
           val v = a.getValueVector
           v.isInstanceOf[FieldVector] && v.getValueCount == b.numRows() &&
             v.getField.getDictionary == null && sameType(v.getField.getType, expectedTypes(i))

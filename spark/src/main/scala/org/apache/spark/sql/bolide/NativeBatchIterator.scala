@@ -17,7 +17,7 @@ object NativeBatchIterator {
   /** The column vector over one vector of the reused root. */
   private def column(v: FieldVector): ColumnVector = v match {
     case s: StructVector => new ReusedStructColumnVector(s)
-    case _ => new ArrowColumnVector(v)
+    case _ => DirectArrowColumnVector.of(v).getOrElse(new ArrowColumnVector(v))
   }
 }
 
@@ -65,8 +65,9 @@ class NativeBatchIterator(
     } finally s.close()
   }
 
-  private val batch = new ColumnarBatch(
-    root.getFieldVectors.asScala.map(NativeBatchIterator.column).toArray)
+  private val columns = root.getFieldVectors.asScala.map(NativeBatchIterator.column).toArray
+  private val batch = new ColumnarBatch(columns)
+  private val direct = columns.collect { case d: DirectArrowColumnVector => d }
 
   override def hasNext: Boolean = {
     if (!pending && !finished) fetch()
@@ -88,6 +89,7 @@ class NativeBatchIterator(
         finished = true
       } else {
         Data.importIntoVectorSchemaRoot(allocator, arr, root, null)
+        direct.foreach(_.load())
         batch.setNumRows(rows.toInt)
         pending = true
         numOutputRows += rows
