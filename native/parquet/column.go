@@ -30,6 +30,10 @@ type rawVals struct {
 	offsets []uint32
 	size    int // FIXED_LEN_BYTE_ARRAY width
 	n       int // number of values available
+	// prefixed: BYTE_ARRAY values left where a PLAIN page has them, each after its 4-byte
+	// length: value i is data[offsets[i]+4 : offsets[i+1]] (pages.go indexByteArray), so that
+	// they are copied once, from the page into the batch.
+	prefixed bool
 }
 
 // dictionary is a column chunk's dictionary: its values as decoded (PLAIN), vals.n of them.
@@ -796,9 +800,13 @@ func convDecFLBA(dst []decimal128.Num, v *rawVals, from, to int) error {
 
 func convDecBA(dst []decimal128.Num, v *rawVals, from, to int) error {
 	offs := v.offsets
+	skip := uint32(0)
+	if v.prefixed {
+		skip = 4 // each value's length before it
+	}
 	dst = dst[:to-from]
 	for i := range dst {
-		lo, hi := offs[from+i], offs[from+i+1]
+		lo, hi := offs[from+i]+skip, offs[from+i+1]
 		if lo > hi || int(hi) > len(v.data) {
 			return fmt.Errorf("byte array offsets out of range: %w", pq.ErrCorrupted)
 		}
@@ -1022,6 +1030,9 @@ func (d *bytesDecoder) fromPlain(c *cursor, ch chunk, offs []int32, sink *byteSi
 		}
 		return nil
 	}
+	if c.vals.prefixed {
+		return d.fromPrefixed(c, ch, offs, sink)
+	}
 	src := c.vals.offsets
 	lo, hi := src[c.val], src[c.val+ch.m]
 	if lo > hi || int(hi) > len(c.vals.data) {
@@ -1051,6 +1062,57 @@ func (d *bytesDecoder) fromPlain(c *cursor, ch chunk, offs []int32, sink *byteSi
 		offs[i+1] = cur
 	}
 	return nil
+}
+
+// fromPrefixed is fromPlain for values left in their PLAIN page (rawVals.prefixed): each is
+// copied from the page into the sink, the only copy of its bytes.
+func (d *bytesDecoder) fromPrefixed(c *cursor, ch chunk, offs []int32, sink *byteSink) error {
+	src := c.vals.offsets[c.val : c.val+ch.m+1]
+	data := c.vals.data
+	// The values' bytes: the span less the lengths (indexByteArray checked every span).
+	total := int64(src[ch.m]-src[0]) - 4*int64(ch.m)
+	base := int64(offs[0])
+	if base+total > math.MaxInt32 {
+		return errOffsetOverflow
+	}
+	// 32 bytes of slack past the values, which copyShort may overwrite.
+	out := sink.grab(int(total) + 32)
+	sink.unGrab(32)
+	w := 0
+	if ch.def == nil {
+		o := offs[1 : ch.m+1]
+		for i := range o {
+			w += copyShort(out[w:], data, int(src[i]+4), int(src[i+1]))
+			o[i] = int32(base) + int32(w)
+		}
+		return nil
+	}
+	j := 0
+	cur := offs[0]
+	for i, lv := range ch.def {
+		if lv == c.maxDef {
+			w += copyShort(out[w:], data, int(src[j]+4), int(src[j+1]))
+			j++
+			cur = int32(base) + int32(w)
+		}
+		offs[i+1] = cur
+	}
+	return nil
+}
+
+// copyShort copies data[a:b] to dst and returns its length. A value of up to 32 bytes (a
+// comment, a name) is moved as two 16-byte blocks, without a call to memmove, when dst and data
+// have 32 bytes from its start: the bytes past it that it writes are the next value's, or slack.
+func copyShort(dst, data []byte, a, b int) int {
+	n := b - a
+	if n <= 32 && a+32 <= len(data) && len(dst) >= 32 {
+		*(*[16]byte)(dst) = *(*[16]byte)(data[a:])
+		if n > 16 {
+			*(*[16]byte)(dst[16:]) = *(*[16]byte)(data[a+16:])
+		}
+		return n
+	}
+	return copy(dst, data[a:b])
 }
 
 func (d *bytesDecoder) fromFixed(c *cursor, ch chunk, offs []int32, sink *byteSink) error {

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"math"
 	"math/bits"
 
 	pq "github.com/parquet-go/parquet-go"
@@ -443,7 +444,7 @@ func (p *pageReader) values(pg *page, enc format.Encoding, data []byte, c *curso
 		pg.idx = idx[:m]
 		return nil
 	case format.Plain:
-		v, err := p.plain(data, &p.bval, &p.boff)
+		v, err := p.plain(data, &p.bval, &p.boff, true)
 		if err != nil {
 			return err
 		}
@@ -456,12 +457,22 @@ func (p *pageReader) values(pg *page, enc format.Encoding, data []byte, c *curso
 	return fmt.Errorf("values in %s encoding are not read natively: %w", enc, pq.ErrCorrupted)
 }
 
-// plain decodes PLAIN values: fixed-width ones are a view of data; BYTE_ARRAY ones are copied
-// into *val with their offsets into *off (both reused).
-func (p *pageReader) plain(data []byte, val *[]byte, off *[]uint32) (rawVals, error) {
+// plain decodes PLAIN values: fixed-width ones are a view of data; BYTE_ARRAY ones of a data
+// page (inPage) too, indexed into *off (rawVals.prefixed: the batch copies them from the page,
+// once); those of a dictionary, which outlives its page's buffer, are copied into *val with
+// their offsets into *off (both reused).
+func (p *pageReader) plain(data []byte, val *[]byte, off *[]uint32, inPage bool) (rawVals, error) {
 	l := p.leaf
 	if l.phys != format.ByteArray {
 		return makeRaw(l, physWidth(l), data, nil), nil
+	}
+	if inPage {
+		o, err := indexByteArray(data, (*off)[:0])
+		if err != nil {
+			return rawVals{}, err
+		}
+		*off = o
+		return rawVals{data: data, offsets: o, n: len(o) - 1, prefixed: true}, nil
 	}
 	var v []byte
 	var o []uint32
@@ -474,6 +485,30 @@ func (p *pageReader) plain(data []byte, val *[]byte, off *[]uint32) (rawVals, er
 	}
 	*val, *off = v, o
 	return makeRaw(l, 0, v, o), nil
+}
+
+// indexByteArray appends to off the position of each PLAIN BYTE_ARRAY value of data (its 4-byte
+// little-endian length, then its bytes), and the end of the last one: value i is
+// data[off[i]+4 : off[i+1]]. Every length is checked against the page's end.
+func indexByteArray(data []byte, off []uint32) ([]uint32, error) {
+	if uint64(len(data)) > math.MaxUint32 {
+		return nil, fmt.Errorf("a page of %d bytes: %w", len(data), pq.ErrCorrupted)
+	}
+	off = append(off, 0)
+	for pos := 0; pos < len(data); {
+		if len(data)-pos < 4 {
+			return nil, fmt.Errorf("byte array value %d: a length of %d bytes at the page's end: %w",
+				len(off)-1, len(data)-pos, pq.ErrCorrupted)
+		}
+		n := binary.LittleEndian.Uint32(data[pos:])
+		if uint64(n) > uint64(len(data)-pos-4) {
+			return nil, fmt.Errorf("byte array value %d of %d bytes runs past the page's end (%d bytes left): %w",
+				len(off)-1, n, len(data)-pos-4, pq.ErrCorrupted)
+		}
+		pos += 4 + int(n)
+		off = append(off, uint32(pos))
+	}
+	return off, nil
 }
 
 // dictionary decodes a dictionary page into a new dictionary (over buffers the reader reuses
@@ -494,7 +529,7 @@ func (p *pageReader) dictionary(h *format.PageHeader, body []byte) (*dictionary,
 		p.dbuf = append(p.dbuf[:0], body...)
 		data = p.dbuf
 	}
-	v, err := p.plain(data, &p.dval, &p.doff)
+	v, err := p.plain(data, &p.dval, &p.doff, false)
 	if err != nil {
 		return nil, err
 	}

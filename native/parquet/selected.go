@@ -548,6 +548,7 @@ func (d *bytesDecoder) pick(c *cursor, p *picked, offs []int32, sink *byteSink) 
 	var voffs []uint32
 	var nv uint32
 	size := 0
+	skip := uint32(0) // bytes before each value (rawVals.prefixed)
 	var idx []int32
 	switch {
 	case c.idx != nil:
@@ -565,6 +566,9 @@ func (d *bytesDecoder) pick(c *cursor, p *picked, offs []int32, sink *byteSink) 
 		data, size, nv = c.vals.data, c.vals.size, uint32(c.vals.n)
 	default:
 		data, voffs, nv = c.vals.data, c.vals.offsets, uint32(c.vals.n)
+		if c.vals.prefixed {
+			skip = 4
+		}
 	}
 	if idx != nil && size == 0 && p.vi == nil && d.uniform >= 0 && d.uniform <= 8 {
 		return d.pickUniform(idx, p.rows, p.base, offs, sink)
@@ -584,7 +588,7 @@ func (d *bytesDecoder) pick(c *cursor, p *picked, offs []int32, sink *byteSink) 
 			if size > 0 {
 				b = data[int(x)*size : int(x)*size+size]
 			} else {
-				lo, hi := voffs[x], voffs[x+1]
+				lo, hi := voffs[x]+skip, voffs[x+1]
 				if lo > hi || int(hi) > len(data) {
 					return fmt.Errorf("byte array offsets out of range: %w", pq.ErrCorrupted)
 				}

@@ -27,10 +27,14 @@ import (
 	"github.com/bolide-dev/bolide/native/translate"
 )
 
+// printRows: -print.
+var printRows bool
+
 func main() {
 	runs := flag.Int("runs", 5, "timed runs over all the tasks")
 	warmup := flag.Int("warmup", 1, "untimed runs first (the page cache, the Go heap)")
 	profile := flag.String("cpuprofile", "", "write a CPU profile of the timed runs to this file")
+	flag.BoolVar(&printRows, "print", false, "print every output batch's columns to stderr (compare two builds' answers)")
 	javaVersion := flag.Int("java", 17, "feature version of the JVM the tasks were captured on (casts that print doubles follow its Double.toString)")
 	flag.Parse()
 	expr.SetJavaVersion(*javaVersion)
@@ -162,6 +166,11 @@ func runTask(r *request, spillDir string) (rows int64, err error) {
 			return rows, nil
 		}
 		rows += int64(b.NumRows)
+		if printRows {
+			for i, c := range b.Cols {
+				fmt.Fprintf(os.Stderr, "%s col %d: %v\n", r.path, i, c)
+			}
+		}
 		b.Release()
 		ctx.Alloc.Settle()
 	}

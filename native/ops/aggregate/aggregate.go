@@ -228,6 +228,18 @@ func New(n *plan.Node, child exec.Operator, conf *plan.Conf) (*HashAggregate, er
 				}
 			}
 		}
+		if spec.mode.updates() {
+			// The columns the function reads, so that a lazy input decodes only those
+			// (lazyminmax.go); an ordinal outside the child's output leaves them untold.
+			if refs, err := plan.References(aggExprs[i]); err == nil {
+				spec.reads, spec.readsOK = refs, true
+				for _, o := range refs {
+					if o >= len(childSchema) {
+						spec.reads, spec.readsOK = nil, false
+					}
+				}
+			}
+		}
 		h.fns = append(h.fns, spec)
 	}
 
@@ -385,6 +397,8 @@ type stream struct {
 	pos     int
 	// spill is the state of spilling (spill.go); nil until the first spill.
 	spill *spillState
+	// lazy: the child is a scan read lazily, min/max over dictionary codes (lazyminmax.go).
+	lazy *lazyInput
 }
 
 // aggRun is one hash table and its per-group function states: the aggregation of the child's input,
@@ -452,6 +466,7 @@ func (h *HashAggregate) Open(ctx *exec.TaskContext) error {
 	}
 	h.st = &stream{ctx: ctx}
 	h.st.cur = h.newRun(0)
+	h.st.lazy = h.planLazy()
 	if len(h.keys) > 0 {
 		ctx.Spillers = append(ctx.Spillers, h)
 	}
@@ -535,6 +550,19 @@ func (h *HashAggregate) Next() (*columnar.Batch, error) {
 func (h *HashAggregate) consume() (flush bool, err error) {
 	st := h.st
 	for {
+		if st.lazy != nil {
+			more, err := h.consumeLazy(st.cur)
+			if err != nil {
+				return false, err
+			}
+			if !more {
+				return false, h.endOfInput(st.cur)
+			}
+			if err := h.afterBatch(st.cur); err != nil {
+				return false, err
+			}
+			continue
+		}
 		b, err := h.child.Next()
 		if err != nil {
 			return false, err
@@ -579,6 +607,11 @@ func (h *HashAggregate) afterBatch(r *aggRun) error {
 }
 
 func (h *HashAggregate) addBatch(r *aggRun, b *columnar.Batch) error {
+	return h.addBatchSkip(r, b, nil)
+}
+
+// addBatchSkip is addBatch but for the functions skip marks (read from dictionary codes).
+func (h *HashAggregate) addBatchSkip(r *aggRun, b *columnar.Batch, skip []bool) error {
 	st := h.st
 	n := b.NumRows
 	if n == 0 {
@@ -611,6 +644,9 @@ func (h *HashAggregate) addBatch(r *aggRun, b *columnar.Batch) error {
 	defer h.dec64.Reset(nil)
 	for i, f := range r.fns {
 		f.grow(ng)
+		if skip != nil && skip[i] {
+			continue
+		}
 		spec := h.fns[i]
 		var err error
 		switch {
@@ -716,6 +752,9 @@ func (h *HashAggregate) emit(lo, hi int) (*columnar.Batch, error) {
 
 func (h *HashAggregate) Close() {
 	if h.st != nil {
+		if h.st.lazy != nil {
+			h.st.lazy.release()
+		}
 		h.drop(h.st.cur)
 		h.closeSpill()
 	}

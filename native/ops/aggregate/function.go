@@ -87,6 +87,14 @@ type fnSpec struct {
 	bufCol int
 	filter expr.Expr
 	refs   []int
+
+	// codes is set by a function that can read its input column as dictionary codes (min, max
+	// of a column: lazyminmax.go); nil otherwise.
+	codes *codesInput
+	// reads are the child columns an updating function reads (arguments and FILTER clause), set
+	// by the operator; readsOK is false when they could not be told (every column is then read).
+	reads   []int
+	readsOK bool
 }
 
 // fnContext is what a function builder needs to know about its operator.

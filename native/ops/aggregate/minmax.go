@@ -64,7 +64,14 @@ func newMinMax(fn *plan.Expr, c *fnContext, isMax bool) (*fnSpec, error) {
 	default:
 		return nil, refuse("aggregate function %s over %s is not supported natively", name, t)
 	}
-	return &fnSpec{name: name, bufTypes: []sparktype.Type{t}, resultType: t, newState: mk}, nil
+	spec := &fnSpec{name: name, bufTypes: []sparktype.Type{t}, resultType: t, newState: mk}
+	if in != nil && in.e == nil {
+		// A plain column: read as dictionary codes when a scan below offers them. Among floats,
+		// values equal in Spark's ordering may differ in bits (0.0, -0.0, NaNs), and the first
+		// one seen is kept: their entries are then folded in the order rows first used them.
+		spec.codes = &codesInput{col: in.ordinal, ordered: t.Kind == sparktype.Float || t.Kind == sparktype.Double}
+	}
+	return spec, nil
 }
 
 type ordered interface {
