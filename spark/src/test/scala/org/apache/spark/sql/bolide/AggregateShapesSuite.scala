@@ -24,6 +24,19 @@ class AggregateShapesSuite extends BolideSuiteBase {
       "CASE WHEN count(*) > 300 THEN 'many' ELSE 'few' END FROM types GROUP BY g", Seq(Agg, Agg))
   }
 
+  @Test def minMaxOverDictionaryCodes(): Unit = {
+    // With no grouping keys right above the scan, min and max of a column read the file's
+    // dictionary codes (Spark writes dictionary pages), taking the extreme over the entries used:
+    // every primitive type, with nulls, NaN, -0.0 and the types' extremes (RowOutputSuite's table),
+    // beside functions that read decoded values, and with a FILTER clause (values, not codes).
+    RowOutputSuite.ensure(spark)
+    val cols = Seq("b", "y", "sh", "i", "l", "f", "d", "dec9", "dec18", "dec38", "dt", "ts", "ntz", "s",
+      "bin", "nothing")
+    val fns = cols.flatMap(c => Seq(s"min($c)", s"max($c)")).mkString(", ")
+    checkNative(s"SELECT count(*), sum(id), $fns FROM row_types", Seq(Agg, Agg))
+    checkNative(s"SELECT $fns, max(s) FILTER (WHERE id % 2 = 0) FROM row_types", Seq(Agg, Agg))
+  }
+
   @Test def statisticalAggregates(): Unit = {
     val fns = "stddev_samp(d), stddev_pop(d), var_samp(d), var_pop(i), stddev(l), variance(f), std(dec), " +
       "stddev_samp(if(id % 97 = 0, d, null)), skewness(d), kurtosis(d), skewness(i), kurtosis(f), " +
