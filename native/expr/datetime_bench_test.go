@@ -18,13 +18,16 @@ func benchDates(n int) arrow.Array {
 	return b.NewArray()
 }
 
-// BenchmarkDateFields is fn30's year(d), month(d), dayofmonth(d) and last_day(d).
+// BenchmarkDateFields is fn30's year(d), month(d), dayofmonth(d), add_months(d, 3) and last_day(d).
 func BenchmarkDateFields(b *testing.B) {
 	for _, f := range []string{"Year", "Month", "DayOfMonth"} {
 		b.Run(f, func(b *testing.B) {
 			benchEval(b, node(f, "integer", "child", col(0, "date")), benchDates(benchRows))
 		})
 	}
+	b.Run("AddMonths", func(b *testing.B) {
+		benchEval(b, node("AddMonths", "date", "startDate", col(0, "date"), "numMonths", litInt(3)), benchDates(benchRows))
+	})
 	b.Run("LastDay", func(b *testing.B) {
 		benchEval(b, node("LastDay", "date", "startDate", col(0, "date")), benchDates(benchRows))
 	})
