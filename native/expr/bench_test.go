@@ -92,6 +92,11 @@ func BenchmarkEqualToColumns(b *testing.B) {
 	benchEval(b, node("EqualTo", "boolean", "left", col(0, "long"), "right", col(1, "long")), benchInt64(benchRows, true), benchInt64(benchRows, false))
 }
 
+// BenchmarkCastDecimalToString is fn30's CAST(dec AS STRING) of a decimal(12, 2).
+func BenchmarkCastDecimalToString(b *testing.B) {
+	benchEval(b, castJSON(col(0, "decimal(12,2)"), "string", "ANSI"), benchDecimal(benchRows, 12, 2))
+}
+
 func BenchmarkCastIntToDecimal(b *testing.B) {
 	benchEval(b, castJSON(col(0, "long"), "decimal(20,2)", "ANSI"), benchInt64(benchRows, false))
 }

@@ -63,8 +63,12 @@ func castDecimalToString(c *cast, k *kernelArgs, in arrow.Array) (arrow.Array, e
 	plain := c.mode != modeLegacy
 	var bx big.Int
 	var digits [48]byte
+	small := scale <= smallDecimalMaxScale
 	return buildStrings(k, func(dst []byte, i int) []byte {
 		x := v[i]
+		if u, ok := i64(x); ok && small {
+			return appendSmallDecimal(dst, u, scale)
+		}
 		neg := x.Sign() < 0
 		var ds []byte
 		if u, ok := i64(x); ok {
@@ -80,6 +84,47 @@ func castDecimalToString(c *cast, k *kernelArgs, in arrow.Array) (arrow.Array, e
 		}
 		return appendBigDecimal(dst, neg, ds, scale, plain)
 	}, int(c.from.Precision)+3)
+}
+
+// smallDecimalMaxScale bounds the scales appendSmallDecimal takes: up to 6, a decimal's
+// BigDecimal.toString is never in scientific notation (that needs an adjusted exponent below -6,
+// i.e. more fraction digits than 6 plus the digits of the unscaled value), so it is
+// toPlainString in both cast modes.
+const smallDecimalMaxScale = 6
+
+// appendSmallDecimal appends BigDecimal.toPlainString of a decimal whose unscaled value u fits
+// a long, with scale 0 <= scale <= smallDecimalMaxScale: the digits written from the last one
+// back into a small buffer, the point and leading zeros ("0.05") at their places, without formatting the digits first and copying them around the point as
+// appendBigDecimal does for any decimal (CAST(dec AS STRING) of short decimals is common).
+func appendSmallDecimal(dst []byte, u int64, scale int) []byte {
+	var buf [24]byte // 19 digits, the point and the sign
+	i := len(buf)
+	x := uint64(u)
+	if u < 0 {
+		x = -x // two's complement: right for MinInt64 too
+	}
+	for range scale {
+		i--
+		buf[i] = byte('0' + x%10)
+		x /= 10
+	}
+	if scale > 0 {
+		i--
+		buf[i] = '.'
+	}
+	for {
+		i--
+		buf[i] = byte('0' + x%10)
+		x /= 10
+		if x == 0 {
+			break
+		}
+	}
+	if u < 0 {
+		i--
+		buf[i] = '-'
+	}
+	return append(dst, buf[i:]...)
 }
 
 // appendBigDecimal appends BigDecimal.toPlainString (plain) or BigDecimal.toString of the value

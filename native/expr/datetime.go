@@ -48,7 +48,24 @@ func civilFromDays(days int32) (year int32, month, day int32) {
 }
 
 // daysFromCivil is civilFromDays' inverse: days since 1970-01-01 of a proleptic Gregorian date.
+// Years from the era shift of civilFromDaysNS on (far more than dates and add_months reach) take
+// unsigned arithmetic: with the year made non-negative, each quotient is by a constant and
+// needs no sign correction; the March-based year and month are chosen without a branch.
 func daysFromCivil(y int64, m, d int32) int64 {
+	if y > -nsYearOff && y < 1<<40 && uint32(m-1) < 12 {
+		var jf int64 // 1 for January and February, months 10 and 11 of the previous March-based year
+		if m <= 2 {
+			jf = 1
+		}
+		yy := uint64(y - jf + nsYearOff)
+		mp := uint64(int64(m) + 12*jf - 3) // 0 = March
+		return int64(365*yy+yy/4-yy/100+yy/400+(153*mp+2)/5+uint64(int64(d))-1) - nsShift
+	}
+	return daysFromCivilEras(y, m, d)
+}
+
+// daysFromCivilEras is H. Hinnant's civil-to-days algorithm on 400-year eras, for any year.
+func daysFromCivilEras(y int64, m, d int32) int64 {
 	if m <= 2 {
 		y--
 	}

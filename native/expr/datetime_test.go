@@ -165,3 +165,29 @@ func TestCivilFromDaysNS(t *testing.T) {
 		}
 	}
 }
+
+// TestDaysFromCivilFastRange checks daysFromCivil's unsigned arithmetic against Hinnant's era
+// algorithm over years across the fast range's ends and at random, every month (January and
+// February belong to the previous March-based year) and days from 1 to 31 (and 0, -1: plusMonths
+// and make_date never pass those, but the two must agree anyway).
+func TestDaysFromCivilFastRange(t *testing.T) {
+	years := []int64{0, 1, -1, 1969, 1970, 1600, 2000, 2100, -nsYearOff, -nsYearOff + 1, -nsYearOff + 2, 1<<40 - 1, 1 << 40,
+		math.MaxInt32, math.MinInt32, -5_877_641, 5_881_580, 178_956_970, -178_956_970}
+	rng := rand.New(rand.NewSource(4))
+	for range 20000 {
+		y := rng.Int63n(2*nsYearOff) - nsYearOff
+		if rng.Intn(4) == 0 {
+			y = rng.Int63n(4000) - 2000
+		}
+		years = append(years, y)
+	}
+	for _, y := range years {
+		for m := int32(1); m <= 12; m++ {
+			for _, d := range []int32{1, 2, 15, 28, 29, 30, 31, 0, -1} {
+				if got, want := daysFromCivil(y, m, d), daysFromCivilEras(y, m, d); got != want {
+					t.Fatalf("daysFromCivil(%d, %d, %d) = %d, want %d", y, m, d, got, want)
+				}
+			}
+		}
+	}
+}

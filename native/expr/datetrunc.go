@@ -253,16 +253,33 @@ func (e *truncTimestamp) evalMasked(ctx *exec.TaskContext, b *columnar.Batch, ac
 	vbuf, nulls := andValidity(ctx.Alloc, n, in)
 	src := values[int64](in)
 	obuf, out := newFixed[int64](ctx.Alloc, n)
+	fail := func(us int64) error {
+		obuf.Release()
+		if vbuf != nil {
+			vbuf.Release()
+		}
+		return fmt.Errorf("date_trunc(%s, %d): long overflow converting the result to microseconds (Spark fails with java.lang.ArithmeticException)",
+			truncLevelNames[e.level], us)
+	}
+	if off, fixed := e.zone.fixedOffset(); fixed && e.level >= truncMinute && e.level <= truncDay {
+		// truncMicros in a zone without transitions: the local second rounded down to the unit,
+		// back to UTC by the one offset (resolveLocal has nothing to resolve).
+		unit := [...]int64{truncMinute: 60, truncHour: 3600, truncDay: 86400}[e.level]
+		for i, us := range src {
+			l := floorDiv(us, 1_000_000) + off
+			r, ok := microsExact(l - floorMod(l, unit) - off)
+			if !ok && rowFails(vbuf, active, i) {
+				return nil, fail(us)
+			}
+			out[i] = r
+		}
+		return finish(dt, n, vbuf, obuf, nulls), nil
+	}
 	oc := newOffsetCache(e.zone)
 	for i, us := range src {
 		r, ok := truncMicros(&oc, us, e.level)
 		if !ok && rowFails(vbuf, active, i) {
-			obuf.Release()
-			if vbuf != nil {
-				vbuf.Release()
-			}
-			return nil, fmt.Errorf("date_trunc(%s, %d): long overflow converting the result to microseconds (Spark fails with java.lang.ArithmeticException)",
-				truncLevelNames[e.level], us)
+			return nil, fail(us)
 		}
 		out[i] = r
 	}

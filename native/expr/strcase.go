@@ -1,11 +1,13 @@
 package expr
 
 import (
+	"encoding/binary"
 	"fmt"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/bolide-dev/bolide/native/columnar"
 	"github.com/bolide-dev/bolide/native/exec"
@@ -213,20 +215,9 @@ func (e *caseMap) evalMasked(ctx *exec.TaskContext, b *columnar.Batch, active []
 		return nil, fmt.Errorf("%s: %w", e, err)
 	}
 	if ascii {
-		dst := out.room()[:len(all)]
-		switch e.kind {
-		case caseUpper:
-			for i, c := range all {
-				dst[i] = asciiUpper[c]
-			}
-		case caseLower:
-			for i, c := range all {
-				dst[i] = asciiLower[c]
-			}
-		case caseInitCap:
-			for i := 0; i < n; i++ {
-				initCapASCII(dst[offs[i]-base:offs[i+1]-base], all[offs[i]-base:offs[i+1]-base])
-			}
+		mapASCII(e.kind, out.room()[:len(all)], all)
+		if e.kind == caseInitCap {
+			initCapRowStarts(out.room(), offs, base)
 		}
 		for i := 0; i <= n; i++ {
 			out.offs[i] = offs[i] - base
@@ -234,59 +225,136 @@ func (e *caseMap) evalMasked(ctx *exec.TaskContext, b *columnar.Batch, active []
 		out.used = len(all)
 		return out.finish(dt, n, vbuf, nulls), nil
 	}
-	for i := 0; i < n; i++ {
+	// Some rows hold multi-byte characters. The rows between two of them are ASCII and lie next
+	// to each other in the data: each such run is mapped as one ASCII string (its offsets
+	// shifted), and only the rows holding a byte >= 0x80 take the code point path. Null rows in a
+	// run are mapped too (harmless, they stay null).
+	for i := 0; i < n; {
+		start := int(offs[i] - base)
+		p := start + asciiPrefix(all[start:]) // the next non-ASCII byte, or the end
+		j := i
+		for j < n && int(offs[j+1]-base) <= p {
+			j++
+		}
+		if j > i {
+			end := int(offs[j] - base)
+			if err := out.ensure(end - start); err != nil {
+				return nil, e.failOut(out, vbuf, err)
+			}
+			dst := out.room()
+			mapASCII(e.kind, dst[:end-start], all[start:end])
+			if e.kind == caseInitCap {
+				initCapRowStarts(dst, offs[i:j+1], offs[i])
+			}
+			shift := int32(out.used-start) - base
+			for r := i + 1; r <= j; r++ {
+				out.offs[r] = offs[r] + shift
+			}
+			out.used += end - start
+			i = j
+			if i == n {
+				break
+			}
+		}
 		s := data[offs[i]:offs[i+1]]
 		if !validRow(vbuf, i) {
 			out.endRow(i)
+			i++
 			continue
 		}
 		if err := out.ensure(len(s) * caseMaxGrowth); err != nil {
-			out.release()
-			if vbuf != nil {
-				vbuf.Release()
-			}
-			return nil, fmt.Errorf("%s: %w", e, err)
+			return nil, e.failOut(out, vbuf, err)
 		}
 		dst := out.room()
 		var m int
-		switch {
-		case isASCII(s):
-			switch e.kind {
-			case caseUpper:
-				for j, c := range s {
-					dst[j] = asciiUpper[c]
-				}
-			case caseLower:
-				for j, c := range s {
-					dst[j] = asciiLower[c]
-				}
-			case caseInitCap:
-				initCapASCII(dst, s)
-			}
-			m = len(s)
-		case e.kind == caseUpper:
+		switch e.kind {
+		case caseUpper:
 			m = upperSlow(dst, s)
-		case e.kind == caseLower:
+		case caseLower:
 			m = lowerSlow(dst, s)
 		default:
 			m = initCapSlow(dst, s)
 		}
 		out.end(i, m)
+		i++
 	}
 	return out.finish(dt, n, vbuf, nulls), nil
 }
 
-// initCapASCII is UTF8String.toTitleCaseAscii of the lowercased ASCII s.
-func initCapASCII(dst, s []byte) {
-	prev := byte(' ')
-	for j, c := range s {
-		l := asciiLower[c]
-		if prev == ' ' {
-			dst[j] = asciiUpper[l]
-		} else {
-			dst[j] = l
+func (e *caseMap) failOut(out *bytesOut, vbuf *memory.Buffer, err error) error {
+	out.release()
+	if vbuf != nil {
+		vbuf.Release()
+	}
+	return fmt.Errorf("%s: %w", e, err)
+}
+
+// mapASCII maps the ASCII bytes src into dst (as long) as one string: upper, lower, or for
+// initcap lower with each byte after a space upper-cased (initCapRowStarts then upper-cases the
+// first byte of each row). Eight bytes at a time: every byte is below 0x80, so adding a constant
+// to a byte never carries into the next one, and the sum's top bit tells whether the byte is
+// at least some bound; a letter's case is its 0x20 bit.
+func mapASCII(kind caseKind, dst, src []byte) {
+	const (
+		ones = 0x0101010101010101
+		high = 0x8080808080808080
+	)
+	dst = dst[:len(src)]
+	i := 0
+	switch kind {
+	case caseUpper:
+		for ; i+8 <= len(src); i += 8 {
+			x := binary.LittleEndian.Uint64(src[i:])
+			az := (x + (0x80-'a')*ones) &^ (x + (0x80-'z'-1)*ones) & high
+			binary.LittleEndian.PutUint64(dst[i:], x^az>>2)
 		}
-		prev = l
+		for ; i < len(src); i++ {
+			dst[i] = asciiUpper[src[i]]
+		}
+	case caseLower:
+		for ; i+8 <= len(src); i += 8 {
+			x := binary.LittleEndian.Uint64(src[i:])
+			az := (x + (0x80-'A')*ones) &^ (x + (0x80-'Z'-1)*ones) & high
+			binary.LittleEndian.PutUint64(dst[i:], x^az>>2)
+		}
+		for ; i < len(src); i++ {
+			dst[i] = asciiLower[src[i]]
+		}
+	case caseInitCap:
+		var afterSpace uint64 // bit 7 set when the byte before the next word is a space
+		for ; i+8 <= len(src); i += 8 {
+			x := binary.LittleEndian.Uint64(src[i:])
+			x ^= (x + (0x80-'A')*ones) &^ (x + (0x80-'Z'-1)*ones) & high >> 2
+			space := ^((x ^ 0x20*ones) + 0x7f*ones) & high // the spaces
+			az := (x + (0x80-'a')*ones) &^ (x + (0x80-'z'-1)*ones) & high
+			x ^= (space<<8 | afterSpace) & az >> 2
+			afterSpace = space >> 56
+			binary.LittleEndian.PutUint64(dst[i:], x)
+		}
+		prev := byte(0)
+		if afterSpace != 0 {
+			prev = ' '
+		}
+		for ; i < len(src); i++ {
+			l := asciiLower[src[i]]
+			if prev == ' ' {
+				dst[i] = asciiUpper[l]
+			} else {
+				dst[i] = l
+			}
+			prev = l
+		}
+	}
+}
+
+// initCapRowStarts upper-cases the first byte of each non-empty row of an ASCII run mapped by
+// mapASCII, rows offs[k]..offs[k+1] of the input at dst[offs[k]-base:].
+func initCapRowStarts(dst []byte, offs []int32, base int32) {
+	for k := 0; k+1 < len(offs); k++ {
+		if offs[k+1] > offs[k] {
+			p := offs[k] - base
+			dst[p] = asciiUpper[dst[p]]
+		}
 	}
 }
 

@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -29,7 +30,29 @@ func benchStrs(n int, multiByte bool) arrow.Array {
 	return b.NewArray()
 }
 
+// benchFn30Strs is fn30's column s (scripts/functions-data.py): one of 16 words, 3 of them with a
+// multi-byte character, a space and a number below 100000; 1 row in 20 null.
+func benchFn30Strs(n int) arrow.Array {
+	words := []string{"alpha", "Beta", "gamma delta", "épsilon", "Zeta", "ETA", "theta", "iota kappa",
+		"lambda", "mü", "nu", "xi omicron", "pi", "rho", "sigma ς", "tau"}
+	b := array.NewStringBuilder(memory.NewTaskAllocator(nil))
+	for i := 0; i < n; i++ {
+		x := uint32(i) * 2654435761
+		if (x>>3)%20 == 0 {
+			b.AppendNull()
+			continue
+		}
+		b.Append(fmt.Sprintf("%s %d", words[x>>28], (x>>8)%100000))
+	}
+	return b.NewArray()
+}
+
 func BenchmarkCaseMapping(b *testing.B) {
+	for _, fn := range []string{"Upper", "Lower", "InitCap"} {
+		b.Run(fn+"/fn30", func(b *testing.B) {
+			benchEval(b, node(fn, "string", "child", col(0, "string")), benchFn30Strs(benchRows))
+		})
+	}
 	for _, fn := range []string{"Upper", "Lower", "InitCap"} {
 		for _, mb := range []bool{false, true} {
 			name := fn + "/ascii"

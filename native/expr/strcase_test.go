@@ -1,9 +1,13 @@
 package expr
 
 import (
+	"bytes"
+	"math/rand"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/bolide-dev/bolide/native/plan"
 )
@@ -84,5 +88,101 @@ func TestCaseTablesCoverEveryCodePoint(t *testing.T) {
 	}
 	if !strings.HasPrefix(icuCaseVersion, "77.") {
 		t.Fatalf("case tables from ICU %s, Spark 4.1.3 ships 77.1", icuCaseVersion)
+	}
+}
+
+// TestCaseMappingRunsMatchRowByRow checks the batch paths of upper, lower and initcap (runs of
+// ASCII rows mapped eight bytes at a time between rows with multi-byte characters, or a whole
+// ASCII batch) against a row-by-row reference: an ASCII row mapped byte by byte as
+// UTF8String.toUpperCase/toLowerCase/toTitleCaseAscii do, any other row by the code point path.
+// Rows mix letters of both cases, spaces (also first and last, and at every position of an
+// 8-byte word), punctuation next to the letters' bounds (@ [ ` {), multi-byte and invalid
+// UTF-8, empty rows and nulls, in batches that are ASCII only or not, sliced at odd offsets.
+func TestCaseMappingRunsMatchRowByRow(t *testing.T) {
+	initCapASCII := func(s []byte) []byte {
+		dst := make([]byte, len(s))
+		prev := byte(' ')
+		for j, c := range s {
+			l := asciiLower[c]
+			if prev == ' ' {
+				dst[j] = asciiUpper[l]
+			} else {
+				dst[j] = l
+			}
+			prev = l
+		}
+		return dst
+	}
+	ref := func(kind caseKind, s []byte) []byte {
+		if isASCII(s) {
+			switch kind {
+			case caseUpper:
+				return bytes.Map(func(r rune) rune { return rune(asciiUpper[r]) }, s)
+			case caseLower:
+				return bytes.Map(func(r rune) rune { return rune(asciiLower[r]) }, s)
+			}
+			return initCapASCII(s)
+		}
+		dst := make([]byte, len(s)*caseMaxGrowth)
+		switch kind {
+		case caseUpper:
+			return dst[:upperSlow(dst, s)]
+		case caseLower:
+			return dst[:lowerSlow(dst, s)]
+		}
+		return dst[:initCapSlow(dst, s)]
+	}
+	ascii := []string{"a", "z", "A", "Z", "m", "Q", " ", " ", "@", "[", "`", "{", "0", "-", "\x00", "\x7f", "hello wORLD", "AbCdEfGh"}
+	multi := []string{"é", "Σ", "ß", "İ", "😀", "\xff", "\xe2\x82", "ǆ", "ΑΣ"}
+	rng := rand.New(rand.NewSource(11))
+	for round := 0; round < 300; round++ {
+		rows := 1 + rng.Intn(60)
+		mbRate := []int{0, 3, 16, 100}[round%4]
+		var vals []any
+		for range rows {
+			if rng.Intn(12) == 0 {
+				vals = append(vals, nil)
+				continue
+			}
+			var sb strings.Builder
+			for range rng.Intn(30) {
+				if mbRate > 0 && rng.Intn(mbRate) == 0 {
+					sb.WriteString(multi[rng.Intn(len(multi))])
+				} else {
+					sb.WriteString(ascii[rng.Intn(len(ascii))])
+				}
+			}
+			vals = append(vals, sb.String())
+		}
+		full := column(t, "string", vals...)
+		off := rng.Intn(min(rows, 5))
+		in := array.NewSlice(full, int64(off), int64(rows))
+		full.Release()
+		for kind, class := range []string{"Upper", "Lower", "InitCap"} {
+			e := mustTranslate(t, node(class, "string", "child", col(0, "string")))
+			ctx := newCtx()
+			out, err := e.Eval(ctx, batch(in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := out.(*array.String)
+			for i := 0; i < in.Len(); i++ {
+				if in.IsNull(i) {
+					if !got.IsNull(i) {
+						t.Fatalf("%s round %d row %d: null in, %q out", class, round, i, got.Value(i))
+					}
+					continue
+				}
+				s := []byte(in.(*array.String).Value(i))
+				if w, g := ref(caseKind(kind), s), []byte(got.Value(i)); !bytes.Equal(w, g) {
+					t.Fatalf("%s round %d row %d of %q: %q, want %q", class, round, i, s, g, w)
+				}
+			}
+			out.Release()
+			if ctx.Alloc.Used() != 0 {
+				t.Fatalf("%s: %d bytes leaked", class, ctx.Alloc.Used())
+			}
+		}
+		in.Release()
 	}
 }

@@ -115,6 +115,24 @@ func (e *getTsField) evalMasked(ctx *exec.TaskContext, b *columnar.Batch, active
 		return finish(dt, n, vbuf, obuf, nulls), nil
 	}
 	obuf, out := newFixed[int32](ctx.Alloc, n)
+	if off, fixed := e.zone.fixedOffset(); fixed {
+		// localSeconds in a zone without transitions: UTC seconds plus the one offset.
+		switch e.field {
+		case tsHour:
+			for i, v := range us {
+				out[i] = int32(floorMod(floorDiv(v, 1_000_000)+off, 86400) / 3600)
+			}
+		case tsMinute:
+			for i, v := range us {
+				out[i] = int32(floorMod(floorDiv(v, 1_000_000)+off, 3600) / 60)
+			}
+		case tsSecond:
+			for i, v := range us {
+				out[i] = int32(floorMod(floorDiv(v, 1_000_000)+off, 60))
+			}
+		}
+		return finish(dt, n, vbuf, obuf, nulls), nil
+	}
 	oc := newOffsetCache(e.zone)
 	// Null rows hold arbitrary values: the lookups they cost are harmless.
 	switch e.field {

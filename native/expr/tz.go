@@ -226,6 +226,16 @@ func tabulate(id string, loc *time.Location) *tzZone {
 	return z
 }
 
+// fixedOffset returns the zone's offset when it is the same at every instant (UTC, an offset
+// such as +05:30, Etc/GMT+5): then local time is UTC time plus it, with no lookup, gap or
+// overlap, and kernels can skip the offset cache.
+func (z *tzZone) fixedOffset() (int64, bool) {
+	if len(z.trans) == 0 && z.tableEnd == 1<<63-1 {
+		return z.offs[0], true
+	}
+	return 0, false
+}
+
 // offsetAt is the UTC offset in seconds at UTC second sec.
 func (z *tzZone) offsetAt(sec int64) int64 {
 	if sec >= z.tableEnd {

@@ -2,8 +2,13 @@ package expr
 
 import (
 	"fmt"
+	"math"
+	"math/rand"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
 )
 
 func mustZone(t *testing.T, id string) *tzZone {
@@ -184,4 +189,75 @@ func TestUnixTime(t *testing.T) {
 	expectRows(t, "unix_millis", got, err, "0", "-1", "1500", "-1500", "0", "-1", "null")
 	got, err = run(t, node("UnixMicros", "long", "child", col(0, "timestamp")), ts)
 	expectRows(t, "unix_micros", got, err, "0", "-1", "1500000", "-1500000", "999", "-1000", "null")
+}
+
+// TestFixedZoneFastPathsMatchOffsetCache checks hour/minute/second and date_trunc to
+// minute/hour/day in zones without transitions (their lookup-free loops) against the general
+// loops, run on the same zone disguised as one with a transition between equal offsets: random
+// timestamps of the whole range, unit boundaries and the range's ends (where date_trunc's result
+// overflows), with nulls.
+func TestFixedZoneFastPathsMatchOffsetCache(t *testing.T) {
+	rng := rand.New(rand.NewSource(9))
+	vals := []any{int64(0), int64(-1), int64(1), int64(math.MaxInt64), int64(math.MinInt64), int64(math.MinInt64 + 1),
+		int64(math.MaxInt64 - 1), nil, int64(-86_400_000_000), int64(3_599_999_999), int64(-3_600_000_001)}
+	for range 3000 {
+		v := rng.Int63() >> rng.Intn(63)
+		if rng.Intn(2) == 0 {
+			v = -v
+		}
+		if rng.Intn(4) == 0 {
+			v -= v % 60_000_000 // a minute boundary, or next to one
+			v += int64(rng.Intn(3)) - 1
+		}
+		vals = append(vals, v)
+	}
+	in := column(t, "timestamp", vals...)
+	defer in.Release()
+	for _, zone := range []string{"UTC", "Etc/UTC", "+05:30", "-08:00", "+01:02:03", "-00:00:30", "Etc/GMT+5"} {
+		z, err := loadZone(zone)
+		if err != nil {
+			t.Fatal(err)
+		}
+		off, fixed := z.fixedOffset()
+		if !fixed {
+			t.Fatalf("%s: no fixed offset", zone)
+		}
+		slow := *z
+		slow.trans, slow.offs = []int64{1 << 40}, []int64{off, off}
+		var exprs []string
+		for _, f := range []string{"Hour", "Minute", "Second"} {
+			exprs = append(exprs, withZone(f, "integer", zone, "child", col(0, "timestamp")))
+		}
+		for _, level := range []string{"MINUTE", "HOUR", "DAY"} {
+			exprs = append(exprs, withZone("TruncTimestamp", "timestamp", zone, "format", litStr(level), "timestamp", col(0, "timestamp")))
+		}
+		for _, js := range exprs {
+			fast, general := mustTranslate(t, js), mustTranslate(t, js)
+			switch g := general.(type) {
+			case *getTsField:
+				g.zone = &slow
+			case *truncTimestamp:
+				g.zone = &slow
+			default:
+				t.Fatalf("%s: unexpected %T", js, general)
+			}
+			for _, rows := range [][2]int{{0, 11}, {11, len(vals)}} { // the ends (date_trunc fails), then the rest
+				part := array.NewSlice(in, int64(rows[0]), int64(rows[1]))
+				want, werr := fast.Eval(newCtx(), batch(part))
+				got, gerr := general.Eval(newCtx(), batch(part))
+				part.Release()
+				if (werr == nil) != (gerr == nil) || werr != nil && werr.Error() != gerr.Error() {
+					t.Fatalf("%s in %s rows %v: error %v, general path %v", fast, zone, rows, werr, gerr)
+				}
+				if werr != nil {
+					continue
+				}
+				if w, g := showAll(want), showAll(got); strings.Join(w, "|") != strings.Join(g, "|") {
+					t.Fatalf("%s in %s:\n fast    %v\n general %v", fast, zone, w, g)
+				}
+				want.Release()
+				got.Release()
+			}
+		}
+	}
 }

@@ -89,3 +89,35 @@ func BenchmarkPmod(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchRows), "ns/row")
 }
+
+// BenchmarkFoldFn30Strings folds strings like fn30's column s (scripts/functions-data.py: one of
+// 16 words of 2 to 11 bytes, a space and a number below 100000; 1 row in 20 null), whose lengths
+// vary from row to row as real text does, unlike benchColumn's cycle of 16 lengths.
+func BenchmarkFoldFn30Strings(b *testing.B) {
+	words := []string{"alpha", "Beta", "gamma delta", "épsilon", "Zeta", "ETA", "theta", "iota kappa",
+		"lambda", "mü", "nu", "xi omicron", "pi", "rho", "sigma ς", "tau"}
+	for _, nulls := range []bool{false, true} {
+		b.Run(fmt.Sprintf("nulls=%v", nulls), func(b *testing.B) {
+			sb := array.NewStringBuilder(memory.DefaultAllocator)
+			for i := 0; i < benchRows; i++ {
+				x := uint32(i) * 2654435761
+				if nulls && (x>>3)%20 == 0 {
+					sb.AppendNull()
+					continue
+				}
+				sb.Append(fmt.Sprintf("%s %d", words[x>>28], (x>>8)%100000))
+			}
+			col := sb.NewArray()
+			sb.Release()
+			defer col.Release()
+			m := make([]int32, benchRows)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if err := Murmur3Fold(sparktype.StringType, col, m); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchRows), "ns/row")
+		})
+	}
+}

@@ -387,3 +387,79 @@ func TestPmodIsJavaPmod(t *testing.T) {
 		}
 	}
 }
+
+// TestStringFoldMatchesMurmur3Bytes checks the string column kernel (rows hashed in an order
+// sorted by length, chunk by chunk) against Murmur3Bytes row by row: lengths 0 to 70 bytes (short
+// buckets and the long one), bytes >= 0x80 (the sign-extended tail), a random seed per row, nulls
+// (which keep their hash), columns sliced at odd offsets (validity bits and data not at 0), and
+// more rows than a chunk, for both string and binary.
+func TestStringFoldMatchesMurmur3Bytes(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	for round := 0; round < 60; round++ {
+		rows := 1 + rng.Intn(3000)
+		nullRate := []int{0, 2, 20, 1000}[round%4]
+		binary := round%5 == 0
+		var bld interface {
+			array.Builder
+			Append([]byte)
+		}
+		if binary {
+			bld = array.NewBinaryBuilder(memory.DefaultAllocator, arrow.BinaryTypes.Binary)
+		} else {
+			bld = binaryAsString{array.NewStringBuilder(memory.DefaultAllocator)}
+		}
+		var vals [][]byte
+		for i := 0; i < rows; i++ {
+			if nullRate > 0 && rng.Intn(nullRate) == 0 {
+				bld.AppendNull()
+				vals = append(vals, nil)
+				continue
+			}
+			n := rng.Intn(20)
+			if rng.Intn(4) == 0 {
+				n = rng.Intn(71)
+			}
+			v := make([]byte, n)
+			for j := range v {
+				v[j] = byte(rng.Intn(256))
+				if rng.Intn(2) == 0 {
+					v[j] = 'a' + byte(rng.Intn(26))
+				}
+			}
+			bld.Append(v)
+			vals = append(vals, v)
+		}
+		full := bld.NewArray()
+		bld.Release()
+		off := rng.Intn(min(rows, 13))
+		col := array.NewSlice(full, int64(off), int64(rows))
+		full.Release()
+		typ := sparktype.StringType
+		if binary {
+			typ = sparktype.BinaryType
+		}
+		seeds := make([]int32, col.Len())
+		for i := range seeds {
+			seeds[i] = int32(rng.Uint32())
+		}
+		got := append([]int32(nil), seeds...)
+		if err := Murmur3Fold(typ, col, got); err != nil {
+			t.Fatal(err)
+		}
+		for i, g := range got {
+			want := seeds[i]
+			if v := vals[off+i]; !col.IsNull(i) {
+				want = Murmur3Bytes(v, seeds[i])
+			}
+			if g != want {
+				t.Fatalf("round %d row %d (%q, null %v): %d, want %d", round, i, vals[off+i], col.IsNull(i), g, want)
+			}
+		}
+		col.Release()
+	}
+}
+
+// binaryAsString lets the test build string and binary columns alike.
+type binaryAsString struct{ *array.StringBuilder }
+
+func (b binaryAsString) Append(v []byte) { b.StringBuilder.Append(string(v)) }
