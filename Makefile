@@ -157,9 +157,9 @@ bench-rows: $(JAR)
 	out=bench/results/rows-$$(date +%Y%m%d-%H%M%S) && mkdir -p $$out && \
 	TPCH_DATA="$$DATA" RUNS=$${RUNS:-5} "$$SPARK_HOME/bin/spark-shell" --master 'local[2]' --driver-memory 4g \
 	  --jars $(JAR) --conf spark.plugins=org.apache.spark.sql.bolide.BolidePlugin \
-	  --conf spark.memory.offHeap.enabled=true --conf spark.memory.offHeap.size=2g --conf spark.ui.enabled=false \
+	  --conf spark.memory.offHeap.enabled=true --conf spark.memory.offHeap.size=2g --conf spark.ui.enabled=false --conf spark.ui.showConsoleProgress=false \
 	  -I bench/rows/rows.scala > $$out/log.txt 2>&1 && \
-	sed -n 's/^RESULT //p' $$out/log.txt | tee $$out/summary.md
+	sed -n 's/^.*RESULT //p' $$out/log.txt | tee $$out/summary.md
 
 # Single-thread CPU of lineitem's full decode, Q1 and Q6: Bolide's Go engine alone (the captured
 # native blocks, replayed by native/cmd/replay), DuckDB from PyPI (threads=1), and Spark, Bolide and
