@@ -18,7 +18,8 @@ func benchDates(n int) arrow.Array {
 	return b.NewArray()
 }
 
-// BenchmarkDateFields is fn30's year(d), month(d), dayofmonth(d), add_months(d, 3) and last_day(d).
+// BenchmarkDateFields is fn30's year(d), month(d), dayofmonth(d), add_months(d, 3), last_day(d)
+// and trunc(d, 'MM').
 func BenchmarkDateFields(b *testing.B) {
 	for _, f := range []string{"Year", "Month", "DayOfMonth"} {
 		b.Run(f, func(b *testing.B) {
@@ -30,6 +31,9 @@ func BenchmarkDateFields(b *testing.B) {
 	})
 	b.Run("LastDay", func(b *testing.B) {
 		benchEval(b, node("LastDay", "date", "startDate", col(0, "date")), benchDates(benchRows))
+	})
+	b.Run("TruncMonth", func(b *testing.B) {
+		benchEval(b, node("TruncDate", "date", "date", col(0, "date"), "format", litStr("MM")), benchDates(benchRows))
 	})
 }
 
