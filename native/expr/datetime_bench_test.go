@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"strconv"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -59,4 +60,30 @@ func BenchmarkTimestampFields(b *testing.B) {
 			benchEval(b, withZone("TruncTimestamp", "timestamp", zone, "format", litStr("HOUR"), "timestamp", col(0, "timestamp")), benchTimestamps(benchRows))
 		})
 	}
+}
+
+// BenchmarkConditionalStrings is fn30's if(n > 15, s, code) and coalesce(s, 'none'): string
+// results gathered row by row from two sources.
+func BenchmarkConditionalStrings(b *testing.B) {
+	nums := func() arrow.Array {
+		bb := array.NewInt32Builder(memory.NewTaskAllocator(nil))
+		for i := 0; i < benchRows; i++ {
+			bb.Append(int32((uint32(i) * 2654435761 >> 7) % 30))
+		}
+		return bb.NewArray()
+	}
+	codes := func() arrow.Array {
+		bb := array.NewStringBuilder(memory.NewTaskAllocator(nil))
+		for i := 0; i < benchRows; i++ {
+			bb.Append(strconv.Itoa(int((uint32(i)*2654435761>>5)%1099999) - 99999))
+		}
+		return bb.NewArray()
+	}
+	b.Run("If", func(b *testing.B) {
+		benchEval(b, ifJSON("string", node("GreaterThan", "boolean", "left", col(0, "integer"), "right", litInt(15)),
+			col(1, "string"), col(2, "string")), nums(), benchFn30Strs(benchRows), codes())
+	})
+	b.Run("Coalesce", func(b *testing.B) {
+		benchEval(b, coalesceJSON("string", col(0, "string"), litStr("none")), benchFn30Strs(benchRows))
+	})
 }
