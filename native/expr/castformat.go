@@ -1,12 +1,16 @@
 package expr
 
 import (
+	"fmt"
+	"math"
 	"math/big"
+	"math/bits"
 	"strconv"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/bolide-dev/bolide/native/sparktype"
 )
@@ -64,6 +68,15 @@ func castDecimalToString(c *cast, k *kernelArgs, in arrow.Array) (arrow.Array, e
 	var bx big.Int
 	var digits [48]byte
 	small := scale <= smallDecimalMaxScale
+	if small {
+		return buildSmallDecimalStrings(k, v, scale, func(dst []byte, i int) []byte {
+			var ds []byte
+			numToBig(&bx, v[i])
+			bx.Abs(&bx)
+			ds = bx.Append(digits[:0], 10)
+			return appendBigDecimal(dst, v[i].Sign() < 0, ds, scale, plain)
+		})
+	}
 	return buildStrings(k, func(dst []byte, i int) []byte {
 		x := v[i]
 		if u, ok := i64(x); ok && small {
@@ -125,6 +138,118 @@ func appendSmallDecimal(dst []byte, u int64, scale int) []byte {
 		buf[i] = '-'
 	}
 	return append(dst, buf[i:]...)
+}
+
+// smallDecimalMaxLen bounds putSmallDecimal's output: 19 digits, the point and the sign.
+const smallDecimalMaxLen = 24
+
+// buildSmallDecimalStrings is buildStrings for CAST(decimal AS STRING) with a scale up to
+// smallDecimalMaxScale (fn30's CAST(dec AS STRING) of a decimal(12, 2)): a row whose unscaled
+// value fits a long is written by putSmallDecimal straight into the result's bytes, the others
+// by wide(dst, i) as buildStrings would. That saves, per row, the call through a func value and
+// two copies (digits to a scratch buffer, to the row, to the result) of buildStrings.
+func buildSmallDecimalStrings(k *kernelArgs, v []decimal128.Num, scale int, wide func(dst []byte, i int) []byte) (arrow.Array, error) {
+	offBuf, offs := newFixed[int32](k.alloc, k.n+1)
+	dataBuf := memory.NewResizableBuffer(k.alloc)
+	dataBuf.Reserve(max(k.n*12, 64))
+	// As in buildStrings: write only below len(Buf()), never into the slice's spare capacity.
+	data := dataBuf.Buf()[:0:len(dataBuf.Buf())]
+	var scratch [64]byte
+	offs[0] = 0
+	v = v[:k.n]
+	for i := range v {
+		if k.rowValid(i) {
+			u, ok := i64(v[i])
+			var row []byte
+			if !ok {
+				row = wide(scratch[:0], i)
+			}
+			if need := len(data) + max(len(row), smallDecimalMaxLen); need > cap(data) {
+				if need > math.MaxInt32 {
+					offBuf.Release()
+					dataBuf.Release()
+					return nil, fmt.Errorf("cast to string: result exceeds %d bytes in one batch", math.MaxInt32)
+				}
+				dataBuf.Reserve(max(2*cap(data), need)) // keeps the bytes written
+				data = dataBuf.Buf()[:len(data):len(dataBuf.Buf())]
+			}
+			if ok {
+				data = data[:len(data)+putSmallDecimal(data[len(data):cap(data)], u, scale)]
+			} else {
+				data = append(data, row...)
+			}
+		}
+		offs[i+1] = int32(len(data))
+	}
+	dataBuf.ResizeNoShrink(len(data))
+	return finishBytes(arrow.BinaryTypes.String, k.n, k.vbuf, k.nulls, offBuf, dataBuf), nil
+}
+
+// digitPairs holds "00" to "99": two digits per division by 100 halve the divisions (each a
+// multiply, a shift and a subtract, one after the other) of writing a number digit by digit.
+const digitPairs = "00010203040506070809101112131415161718192021222324252627282930313233343536373839" +
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879" +
+	"8081828384858687888990919293949596979899"
+
+// putSmallDecimal writes appendSmallDecimal(nil, u, scale) to the start of dst (at least
+// smallDecimalMaxLen bytes) and returns its length: the length first (the digits of |u| from its
+// bit length, at least scale + 1 of them for the leading "0."), then the characters from the last
+// one back, two digits at a time.
+func putSmallDecimal(dst []byte, u int64, scale int) int {
+	x := uint64(u)
+	if u < 0 {
+		x = -x // two's complement: right for MinInt64 too
+	}
+	nd := bits.Len64(x) * 1233 >> 12 // log10(2) ~ 1233/4096: the digit count or one less
+	if x >= pow10u64[nd] {           // 10^0 to 10^19 (decimal.go)
+		nd++
+	}
+	total := max(nd, scale+1)
+	if scale > 0 {
+		total++ // the point
+	}
+	if u < 0 {
+		total++
+	}
+	dst = dst[:total]
+	p := total
+	s := scale
+	for ; s >= 2; s -= 2 {
+		q := x / 100
+		r := 2 * (x - 100*q)
+		p -= 2
+		dst[p], dst[p+1] = digitPairs[r], digitPairs[r+1]
+		x = q
+	}
+	if s == 1 {
+		q := x / 10
+		p--
+		dst[p] = byte('0' + x - 10*q)
+		x = q
+	}
+	if scale > 0 {
+		p--
+		dst[p] = '.'
+	}
+	for x >= 100 {
+		q := x / 100
+		r := 2 * (x - 100*q)
+		p -= 2
+		dst[p], dst[p+1] = digitPairs[r], digitPairs[r+1]
+		x = q
+	}
+	if x >= 10 {
+		p -= 2
+		dst[p], dst[p+1] = digitPairs[2*x], digitPairs[2*x+1]
+	} else {
+		p--
+		dst[p] = byte('0' + x)
+	}
+	if u < 0 {
+		p--
+		dst[p] = '-'
+	}
+	return total
 }
 
 // appendBigDecimal appends BigDecimal.toPlainString (plain) or BigDecimal.toString of the value

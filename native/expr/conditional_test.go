@@ -3,6 +3,7 @@ package expr
 import (
 	"fmt"
 	"math"
+	"math/rand"
 	"strings"
 	"testing"
 
@@ -328,5 +329,67 @@ func TestConditionalString(t *testing.T) {
 	e = mustTranslate(t, coalesceJSON("integer", col(0, "integer"), arithJSON("Add", "integer", "ANSI", litInt(1), litInt(2))))
 	if !mayFail(e) {
 		t.Errorf("%s: want mayFail", e)
+	}
+}
+
+// TestIfStringsBlockCopy checks if() over string columns, whose result strings of up to 16 bytes
+// are copied as 16-byte blocks: random lengths 0 to 40 (both sides of the block), multi-byte
+// text, nulls, sources sliced at an offset and ending with short strings near the end of their
+// buffers (where the block would read past them and copy takes over), and a literal side.
+func TestIfStringsBlockCopy(t *testing.T) {
+	rng := rand.New(rand.NewSource(10))
+	str := func() any {
+		if rng.Intn(12) == 0 {
+			return nil
+		}
+		n := rng.Intn(18)
+		if rng.Intn(4) == 0 {
+			n = rng.Intn(41)
+		}
+		b := make([]byte, 0, n+3)
+		for len(b) < n {
+			if rng.Intn(5) == 0 {
+				b = append(b, "é"...)
+			} else {
+				b = append(b, byte('a'+rng.Intn(26)))
+			}
+		}
+		return string(b)
+	}
+	for round := 0; round < 40; round++ {
+		rows := 1 + rng.Intn(600)
+		off := rng.Intn(5)
+		var preds, as, bs []any
+		for i := 0; i < rows+off; i++ {
+			preds, as, bs = append(preds, rng.Intn(3) != 0), append(as, str()), append(bs, str())
+		}
+		want := make([]string, rows)
+		lit := round%4 == 3 // the false side a literal
+		for i := range want {
+			v := bs[off+i]
+			if lit {
+				v = "lit"
+			}
+			if preds[off+i].(bool) {
+				v = as[off+i]
+			}
+			if v == nil {
+				want[i] = "null"
+			} else {
+				want[i] = v.(string)
+			}
+		}
+		slice := func(a arrow.Array) arrow.Array {
+			s := array.NewSlice(a, int64(off), int64(a.Len()))
+			t.Cleanup(s.Release)
+			return s
+		}
+		falseSide := col(2, "string")
+		if lit {
+			falseSide = litStr("lit")
+		}
+		got, err := runRaw(t, ifJSON("string", col(0, "boolean"), col(1, "string"), falseSide),
+			slice(column(t, "boolean", preds...)), slice(column(t, "string", as...)), slice(column(t, "string", bs...)))
+		expectRows(t, fmt.Sprintf("round %d", round), got, err, want...)
 	}
 }

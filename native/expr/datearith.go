@@ -104,6 +104,57 @@ func plusMonths(days int32, months int32) int64 {
 	return daysFromCivil(ny, nm, d)
 }
 
+// marchMonthDays are the month lengths from March (0) to February (11, 29 in leap years).
+var marchMonthDays = [12]int32{31, 30, 31, 30, 31, 31, 30, 31, 30, 31, 31, 28}
+
+// plusMonthsMap writes plusMonths(start[i&sm], months[i&mm]) into out for every row (sm and mm
+// are 0 for a literal, -1 for a column) and reports whether any result is outside the int range
+// (its row then holds 0; the caller finds the row with plusMonths).
+//
+// fn30's add_months(d, 3) cost a call to civilFromDays64, one to civilFromDaysNS and one to
+// daysFromCivil per row. Here all three are inlined, and the month arithmetic stays in the
+// March-based, era-shifted calendar those conversions use internally: a date is the shifted
+// March-based year Y, month index p (0 = March) and day d; Y*12 + p + months is the new month
+// count, non-negative for every result that can fit in an int (else plusMonths takes the row), and
+// its quotient and remainder by 12 give the new year and month with unsigned divisions by
+// constants, the day clamped to that month's length (February's from the civil year Y+1; the
+// shift is whole 400-year eras, so leap years stay leap years). Days are then counted as in
+// daysFromCivil.
+func plusMonthsMap(start []int32, sm int, months []int32, mm int, out []int32) (overflow bool) {
+	for i := range out {
+		dd, k := start[i&sm], months[i&mm]
+		// civilFromDaysNS (see there and civilMap), before the civil year and month.
+		n1 := 4*uint64(int64(dd)+nsShift) + 3
+		c := n1 / 146097
+		p2 := 2939745 * uint64(uint32(n1-c*146097)|3) // | 3 is 4*(x/4) + 3 for x >= 0
+		ny := uint32(p2) / 2939745 / 4
+		n3 := 2141*ny + 197913
+		d := uint64((n3&0xffff)*civilDayMul>>civilDayShift) + 1
+		t := int64(100*c+p2>>32)*12 + int64(n3>>16) - 3 + int64(k) // months from the shifted year 0
+		var r int64
+		if t >= 0 {
+			yy := uint64(t) / 12
+			mp := uint64(t) - 12*yy
+			if d > 28 { // only days 29 to 31 can need clamping
+				l := uint64(marchMonthDays[mp])
+				if y1 := yy + 1; mp == 11 && y1%4 == 0 && (y1%100 != 0 || y1%400 == 0) {
+					l = 29
+				}
+				d = min(d, l)
+			}
+			r = int64(365*yy+yy/4-yy/100+yy/400+(153*mp+2)/5+d-1) - nsShift
+		} else {
+			r = plusMonths(dd, k) // a result before the shifted calendar: far outside the int range
+		}
+		if r != int64(int32(r)) {
+			overflow = true
+			r = 0
+		}
+		out[i] = int32(r)
+	}
+	return overflow
+}
+
 func (e *addMonths) Eval(ctx *exec.TaskContext, b *columnar.Batch) (arrow.Array, error) {
 	return e.evalMasked(ctx, b, nil)
 }
@@ -124,6 +175,11 @@ func (e *addMonths) evalMasked(ctx *exec.TaskContext, b *columnar.Batch, active 
 	obuf, out := newFixed[int32](ctx.Alloc, n)
 	start, sm := values[int32](so.arr), so.mask()
 	months, mm := values[int32](mo.arr), mo.mask()
+	if !plusMonthsMap(start, sm, months, mm, out) {
+		return finish(dt, n, vbuf, obuf, nulls), nil
+	}
+	// Some row's result is outside the int range: the first such row that is valid and active
+	// fails the batch, as in Spark; the others are null or not evaluated and hold 0.
 	for i := range out {
 		r := plusMonths(start[i&sm], months[i&mm])
 		if r != int64(int32(r)) {

@@ -3,6 +3,7 @@ package expr
 import (
 	"fmt"
 	"math"
+	"math/rand"
 	"testing"
 	"time"
 )
@@ -233,4 +234,66 @@ func TestTrunc(t *testing.T) {
 	if err == nil {
 		t.Errorf("date_trunc before the smallest timestamp: no error")
 	}
+}
+
+// TestPlusMonthsMap checks add_months' batch kernel against plusMonths (civilFromDays64,
+// LocalDate.plusMonths' clamping, daysFromCivil) for dates from year -290000 to 290000 (every
+// day of years -1000 to 12000, 1582 and 9999 among them), the int range's ends and random int
+// day counts, with month counts small and large, negative, near the ends of the int range and
+// across leap days, both as columns and as a literal: equal results, and 0 where a result
+// overflows the int range, flagged.
+func TestPlusMonthsMap(t *testing.T) {
+	var days []int32
+	for d := int64(-1_100_000); d <= 3_700_000; d += 1 {
+		days = append(days, int32(d))
+	}
+	for d := int64(-106_000_000); d <= 106_000_000; d += 997 {
+		days = append(days, int32(d))
+	}
+	for d := int32(0); d < 50_000; d++ {
+		days = append(days, math.MinInt32+d, math.MaxInt32-d)
+	}
+	rng := rand.New(rand.NewSource(6))
+	for range 300_000 {
+		days = append(days, int32(rng.Uint32()))
+	}
+	fixed := []int32{0, 1, -1, 3, 11, 12, 13, -12, -13, 24, 48, 1200, -1200, 12 * 400, 70_000_000, -70_000_000,
+		178_956_970, -178_956_970, math.MaxInt32, math.MinInt32, math.MaxInt32 - 11, math.MinInt32 + 11}
+	months := make([]int32, len(days))
+	for i := range months {
+		switch rng.Intn(4) {
+		case 0:
+			months[i] = fixed[rng.Intn(len(fixed))]
+		case 1:
+			months[i] = int32(rng.Uint32())
+		default:
+			months[i] = int32(rng.Intn(2401) - 1200)
+		}
+	}
+	check := func(name string, days []int32, sm, mm int, ms []int32) {
+		out := make([]int32, max(len(days), len(ms)))
+		over := plusMonthsMap(days, sm, ms, mm, out)
+		anyOver := false
+		for i := range out {
+			want := plusMonths(days[i&sm], ms[i&mm])
+			if want != int64(int32(want)) {
+				anyOver, want = true, 0
+			}
+			if int64(out[i]) != want {
+				t.Fatalf("%s: add_months(%d, %d) = %d, want %d", name, days[i&sm], ms[i&mm], out[i], want)
+			}
+		}
+		if over != anyOver {
+			t.Fatalf("%s: overflow %v, want %v", name, over, anyOver)
+		}
+	}
+	check("columns", days, -1, -1, months)
+	var some []int32 // every 11th date, for each literal month count
+	for i := 0; i < len(days); i += 11 {
+		some = append(some, days[i])
+	}
+	for _, k := range fixed {
+		check(fmt.Sprintf("literal %d", k), some, -1, 0, []int32{k})
+	}
+	check("literal date", []int32{-141428}, 0, -1, months[:100_000]) // every row adds to 1582-10-14
 }

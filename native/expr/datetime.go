@@ -41,10 +41,71 @@ func init() {
 }
 
 // civilFromDays converts days since 1970-01-01 to a proleptic Gregorian (year, month, day), the
-// calendar of java.time.LocalDate (H. Hinnant's days-to-civil algorithm on 400-year eras).
+// calendar of java.time.LocalDate. Every int day count is inside civilFromDaysNS' range, so it is
+// called directly (civilFromDays64's range check would be one more call per row: neither inlines).
 func civilFromDays(days int32) (year int32, month, day int32) {
-	y, m, d := civilFromDays64(int64(days))
+	y, m, d := civilFromDaysNS(int64(days))
 	return int32(y), m, d
+}
+
+// civilPart is what civilMap derives from a date's year, month and day.
+type civilPart uint8
+
+const (
+	civilYear       civilPart = iota // year(d)
+	civilMonth                       // month(d)
+	civilDay                         // dayofmonth(d)
+	civilMonthStart                  // trunc(d, 'MM'): d - day + 1
+	civilMonthEnd                    // last_day(d): d - day + lengthOfMonth, in Java int arithmetic
+)
+
+// civilDayMul and civilDayShift divide by 2141 below 2^16: x*civilDayMul>>civilDayShift is
+// x/2141 there, and the product fits in 32 bits.
+const (
+	civilDayShift = 27
+	civilDayMul   = (1<<civilDayShift)/2141 + 1
+)
+
+// civilMap writes part of each date of days into out (of the same length): civilFromDaysNS with
+// the day count an int, inlined into one loop. fn30 takes year, month, day, trunc to the month and
+// last_day of the same column, and the conversion cost less than the two calls per row it took
+// through civilFromDays (the compiler inlines neither civilFromDays64 nor civilFromDaysNS). The
+// switch on part does not depend on the row, so its branch is always predicted.
+func civilMap(days, out []int32, part civilPart) {
+	out = out[:len(days)]
+	for i, dd := range days {
+		// civilFromDaysNS, step by step (see there); every int day count is in its range.
+		n1 := 4*uint64(int64(dd)+nsShift) + 3
+		c := n1 / 146097
+		nc := uint32(n1-c*146097) / 4
+		p2 := 2939745 * uint64(4*nc+3)
+		ny := uint32(p2) / 2939745 / 4
+		n3 := 2141*ny + 197913
+		// n3 mod 2^16 / 2141 as a multiply: exact below 2^16 (checked over all of them by
+		// TestCivilMapDayDivision), where the compiler's general 32-bit sequence needs 33 bits.
+		d := int32((n3&0xffff)*civilDayMul>>civilDayShift) + 1
+		// January and February (ny >= 306, ny < 366) belong to the next civil year: j is 1 for
+		// them, by the sign of 305 - ny, not a branch (random dates would mispredict it often).
+		j := int32((305 - ny) >> 31)
+		y := int32(100*c+p2>>32) - nsYearOff + j // fits: |y| <= 5.9 million
+		m := int32(n3>>16) - 12*j
+		switch part {
+		case civilYear:
+			out[i] = y
+		case civilMonth:
+			out[i] = m
+		case civilDay:
+			out[i] = d
+		case civilMonthStart:
+			out[i] = dd - d + 1
+		default:
+			l := monthDays[m&15]
+			if m == 2 && y&3 == 0 && (y%100 != 0 || y%400 == 0) {
+				l = 29
+			}
+			out[i] = dd - d + l
+		}
+	}
 }
 
 // daysFromCivil is civilFromDays' inverse: days since 1970-01-01 of a proleptic Gregorian date.
@@ -241,17 +302,11 @@ func (e *getDateField) evalMasked(ctx *exec.TaskContext, b *columnar.Batch, acti
 	obuf, out := newFixed[int32](ctx.Alloc, n)
 	switch e.field {
 	case fieldYear:
-		for i, d := range days {
-			out[i], _, _ = civilFromDays(d)
-		}
+		civilMap(days, out, civilYear)
 	case fieldMonth:
-		for i, d := range days {
-			_, out[i], _ = civilFromDays(d)
-		}
+		civilMap(days, out, civilMonth)
 	case fieldDay:
-		for i, d := range days {
-			_, _, out[i] = civilFromDays(d)
-		}
+		civilMap(days, out, civilDay)
 	case fieldQuarter:
 		for i, d := range days {
 			_, m, _ := civilFromDays(d)
@@ -341,9 +396,7 @@ func (e *dayMap) evalMasked(ctx *exec.TaskContext, b *columnar.Batch, active []b
 	if !e.lastDay {
 		copy(out, src)
 	} else {
-		for i, d := range src {
-			out[i] = lastDayOfMonth(d) // called directly: a func value per row cost as much as the date math
-		}
+		civilMap(src, out, civilMonthEnd)
 	}
 	return finish(dt, n, vbuf, obuf, nulls), nil
 }

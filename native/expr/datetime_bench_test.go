@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"strconv"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -18,7 +19,8 @@ func benchDates(n int) arrow.Array {
 	return b.NewArray()
 }
 
-// BenchmarkDateFields is fn30's year(d), month(d), dayofmonth(d), add_months(d, 3) and last_day(d).
+// BenchmarkDateFields is fn30's year(d), month(d), dayofmonth(d), add_months(d, 3), last_day(d)
+// and trunc(d, 'MM').
 func BenchmarkDateFields(b *testing.B) {
 	for _, f := range []string{"Year", "Month", "DayOfMonth"} {
 		b.Run(f, func(b *testing.B) {
@@ -30,6 +32,9 @@ func BenchmarkDateFields(b *testing.B) {
 	})
 	b.Run("LastDay", func(b *testing.B) {
 		benchEval(b, node("LastDay", "date", "startDate", col(0, "date")), benchDates(benchRows))
+	})
+	b.Run("TruncMonth", func(b *testing.B) {
+		benchEval(b, node("TruncDate", "date", "date", col(0, "date"), "format", litStr("MM")), benchDates(benchRows))
 	})
 }
 
@@ -55,4 +60,30 @@ func BenchmarkTimestampFields(b *testing.B) {
 			benchEval(b, withZone("TruncTimestamp", "timestamp", zone, "format", litStr("HOUR"), "timestamp", col(0, "timestamp")), benchTimestamps(benchRows))
 		})
 	}
+}
+
+// BenchmarkConditionalStrings is fn30's if(n > 15, s, code) and coalesce(s, 'none'): string
+// results gathered row by row from two sources.
+func BenchmarkConditionalStrings(b *testing.B) {
+	nums := func() arrow.Array {
+		bb := array.NewInt32Builder(memory.NewTaskAllocator(nil))
+		for i := 0; i < benchRows; i++ {
+			bb.Append(int32((uint32(i) * 2654435761 >> 7) % 30))
+		}
+		return bb.NewArray()
+	}
+	codes := func() arrow.Array {
+		bb := array.NewStringBuilder(memory.NewTaskAllocator(nil))
+		for i := 0; i < benchRows; i++ {
+			bb.Append(strconv.Itoa(int((uint32(i)*2654435761>>5)%1099999) - 99999))
+		}
+		return bb.NewArray()
+	}
+	b.Run("If", func(b *testing.B) {
+		benchEval(b, ifJSON("string", node("GreaterThan", "boolean", "left", col(0, "integer"), "right", litInt(15)),
+			col(1, "string"), col(2, "string")), nums(), benchFn30Strs(benchRows), codes())
+	})
+	b.Run("Coalesce", func(b *testing.B) {
+		benchEval(b, coalesceJSON("string", col(0, "string"), litStr("none")), benchFn30Strs(benchRows))
+	})
 }

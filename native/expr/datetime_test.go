@@ -191,3 +191,67 @@ func TestDaysFromCivilFastRange(t *testing.T) {
 		}
 	}
 }
+
+// TestCivilMap checks the batch kernel of year, month, dayofmonth, trunc(d, 'MM') and last_day
+// against the exact scalar code (Hinnant's era algorithm, lastDayOfMonth) over every day from
+// year -1000 to 12000 (1582, the epoch, year 0 and 9999 among them), every 37th day (all month
+// positions in turn) from year -290000 to +290000, the int range's ends, leap days of century
+// years, and random int day counts.
+func TestCivilMap(t *testing.T) {
+	var days []int32
+	add := func(from, to, step int64) {
+		for d := from; d <= to; d += step {
+			days = append(days, int32(d))
+		}
+	}
+	add(-1_100_000, 3_700_000, 1)
+	add(-106_000_000, 106_000_000, 37)
+	add(math.MinInt32, math.MinInt32+100_000, 1)
+	add(math.MaxInt32-100_000, math.MaxInt32, 1)
+	rng := rand.New(rand.NewSource(5))
+	for range 1_000_000 {
+		days = append(days, int32(rng.Uint32()))
+	}
+	for _, y := range []int64{1600, 1700, 1800, 1900, 2000, 2100, 2400, -100, -400, 0, 4, -4, 1582, 9999, 10000, -290000, 290000} {
+		for _, d := range []int32{28, 29} {
+			days = append(days, int32(daysFromCivilEras(y, 2, d)), int32(daysFromCivilEras(y, 3, 1)-1))
+		}
+	}
+	out := make([]int32, 1<<16)
+	for len(days) > 0 {
+		chunk := days[:min(len(days), len(out))]
+		days = days[len(chunk):]
+		for part := civilYear; part <= civilMonthEnd; part++ {
+			o := out[:len(chunk)]
+			civilMap(chunk, o, part)
+			for i, d := range chunk {
+				y, m, dom := civilFromDaysEras(int64(d))
+				var want int32
+				switch part {
+				case civilYear:
+					want = int32(y)
+				case civilMonth:
+					want = m
+				case civilDay:
+					want = dom
+				case civilMonthStart:
+					want = d - dom + 1
+				case civilMonthEnd:
+					want = lastDayOfMonth(d)
+				}
+				if o[i] != want {
+					t.Fatalf("civilMap part %d of day %d (%d-%d-%d): %d, want %d", part, d, y, m, dom, o[i], want)
+				}
+			}
+		}
+	}
+}
+
+// TestCivilMapDayDivision checks civilMap's division by 2141 by a multiply for every 16-bit value.
+func TestCivilMapDayDivision(t *testing.T) {
+	for x := uint32(0); x < 1<<16; x++ {
+		if got, want := x*civilDayMul>>civilDayShift, x/2141; got != want {
+			t.Fatalf("%d / 2141: %d, want %d", x, got, want)
+		}
+	}
+}

@@ -163,8 +163,12 @@ func (e *truncDate) evalMasked(ctx *exec.TaskContext, b *columnar.Batch, active 
 	vbuf, nulls := andValidity(ctx.Alloc, n, in)
 	days := values[int32](in)
 	obuf, out := newFixed[int32](ctx.Alloc, n)
-	for i, d := range days {
-		out[i] = truncDays(d, e.level)
+	if e.level == truncMonth {
+		civilMap(days, out, civilMonthStart)
+	} else {
+		for i, d := range days {
+			out[i] = truncDays(d, e.level)
+		}
 	}
 	return finish(dt, n, vbuf, obuf, nulls), nil
 }

@@ -69,20 +69,27 @@ func padTranslator(left bool) Translator {
 // prefixChars returns the bytes of the first n code points of s (all of s when it has fewer); a
 // truncated last code point ends at len(s).
 func prefixChars(s []byte, n int) []byte {
+	p, _ := prefixCharsCount(s, n)
+	return p
+}
+
+// prefixCharsCount is prefixChars and the number of code points in the prefix: numChars(s) when
+// the prefix is all of s.
+func prefixCharsCount(s []byte, n int) ([]byte, int) {
 	if n <= 0 {
-		return s[:0]
+		return s[:0], 0
 	}
 	// An ASCII prefix of at least n bytes (or all of s) holds the first n chars byte for byte.
 	i := asciiPrefix(s[:min(n, len(s))])
 	if i >= n || i == len(s) {
-		return s[:i]
+		return s[:i], i
 	}
 	c := i // chars so far: one per ASCII byte
 	for i < len(s) && c < n {
 		i += int(utf8Width[s[i]])
 		c++
 	}
-	return s[:min(i, len(s))]
+	return s[:min(i, len(s))], c
 }
 
 func (e *strPad) Eval(ctx *exec.TaskContext, b *columnar.Batch) (arrow.Array, error) {
@@ -132,6 +139,10 @@ func (e *strPad) evalMasked(ctx *exec.TaskContext, b *columnar.Batch, active []b
 			run = runBuf[:k]
 		}
 	}
+	constPadChars := -1 // a constant pad's characters, counted once
+	if pm == 0 {
+		constPadChars = numChars(pData[pOff[0]:pOff[1]])
+	}
 	for i := 0; i < n; i++ {
 		if !validRow(vbuf, i) {
 			out.endRow(i)
@@ -140,10 +151,16 @@ func (e *strPad) evalMasked(ctx *exec.TaskContext, b *columnar.Batch, active []b
 		s := sData[sOff[i&sm]:sOff[i&sm+1]]
 		pad := pData[pOff[i&pm]:pOff[i&pm+1]]
 		length := int(lens[i&lm])
-		nc := numChars(s)
-		spaces := length - nc
-		if spaces <= 0 || len(pad) == 0 {
-			cut := prefixChars(s, length)
+		// The first length characters first: when bytes are left after them, s is longer than
+		// length and that prefix is the result, found without counting the rest of s (fn30's
+		// rpad(s, 8, '*') cuts about half its strings). Else the prefix is all of s and its
+		// count the characters to pad up from, in the same walk over s.
+		cut, nc := prefixCharsCount(s, length)
+		spaces := 0
+		if len(cut) == len(s) && len(pad) > 0 {
+			spaces = length - nc // nc is numChars(s) here
+		}
+		if spaces <= 0 {
 			if err := out.ensure(len(cut)); err != nil {
 				return e.fail(out, vbuf, err)
 			}
@@ -151,7 +168,10 @@ func (e *strPad) evalMasked(ctx *exec.TaskContext, b *columnar.Batch, active []b
 			out.endRow(i)
 			continue
 		}
-		padChars := numChars(pad)
+		padChars := constPadChars
+		if pm != 0 {
+			padChars = numChars(pad)
+		}
 		count := spaces / padChars
 		remain := prefixChars(pad, spaces-padChars*count)
 		if err := out.ensure(len(s) + len(pad)*count + len(remain)); err != nil {

@@ -3,6 +3,7 @@ package expr
 import (
 	"fmt"
 	"math"
+	"math/rand"
 	"strings"
 	"testing"
 )
@@ -92,4 +93,58 @@ func TestPadConstantRun(t *testing.T) {
 	}
 	got, err := run(t, padJSON("StringLPad", col(0, "string"), litInt(300), litStr("0")), column(t, "string", "1"))
 	expectRows(t, "lpad past the run", got, err, strings.Repeat("0", 299)+"1")
+}
+
+// TestPadMatchesCharCount checks lpad and rpad, whose kernel counts a string's characters only
+// when its first len characters leave no bytes over, against padding computed from the whole
+// string's character count (the algorithm of UTF8String.lpad/rpad), over random strings of ASCII,
+// multi-byte characters, stray continuation bytes and a truncated last code point, lengths from
+// -2 to 30, and pads empty, ASCII and multi-byte, both literal and per row.
+func TestPadMatchesCharCount(t *testing.T) {
+	pieces := []string{"a", "b", "7", " ", "é", "ü", "😀", "日", "\x80", "\xe2", "\xff"}
+	pads := []string{"", "*", "0", "ab", "é", "😀é", "xyz"}
+	rng := rand.New(rand.NewSource(9))
+	ref := func(s string, length int, pad string, left bool) string {
+		spaces := length - numChars([]byte(s))
+		if spaces <= 0 || pad == "" {
+			return string(prefixChars([]byte(s), length))
+		}
+		pc := numChars([]byte(pad))
+		count := spaces / pc
+		fill := strings.Repeat(pad, count) + string(prefixChars([]byte(pad), spaces-pc*count))
+		if left {
+			return fill + s
+		}
+		return s + fill
+	}
+	var strs, lens, padCol []any
+	for range 3000 {
+		var sb strings.Builder
+		for k := rng.Intn(14); k > 0; k-- {
+			sb.WriteString(pieces[rng.Intn(len(pieces))])
+		}
+		strs = append(strs, sb.String())
+		lens = append(lens, rng.Intn(33)-2)
+		padCol = append(padCol, pads[rng.Intn(len(pads))])
+	}
+	for _, class := range []string{"StringLPad", "StringRPad"} {
+		left := class == "StringLPad"
+		var want []string
+		for i := range strs {
+			want = append(want, ref(strs[i].(string), lens[i].(int), padCol[i].(string), left))
+		}
+		got, err := runRaw(t, padJSON(class, col(0, "string"), col(1, "integer"), col(2, "string")),
+			column(t, "string", strs...), column(t, "integer", lens...), column(t, "string", padCol...))
+		expectRows(t, class+" columns", got, err, want...)
+		for _, pad := range pads {
+			for _, n := range []int{-1, 0, 1, 3, 8, 12, 30} {
+				want = want[:0]
+				for _, s := range strs {
+					want = append(want, ref(s.(string), n, pad, left))
+				}
+				got, err := runRaw(t, padJSON(class, col(0, "string"), litInt(int64(n)), litStr(pad)), column(t, "string", strs...))
+				expectRows(t, fmt.Sprintf("%s(_, %d, %q)", class, n, pad), got, err, want...)
+			}
+		}
+	}
 }

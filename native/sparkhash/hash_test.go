@@ -388,16 +388,18 @@ func TestPmodIsJavaPmod(t *testing.T) {
 	}
 }
 
-// TestStringFoldMatchesMurmur3Bytes checks the string column kernel (rows hashed in an order
-// sorted by length, chunk by chunk) against Murmur3Bytes row by row: lengths 0 to 70 bytes (short
-// buckets and the long one), bytes >= 0x80 (the sign-extended tail), a random seed per row, nulls
-// (which keep their hash), columns sliced at odd offsets (validity bits and data not at 0), and
-// more rows than a chunk, for both string and binary.
+// TestStringFoldMatchesMurmur3Bytes checks the string column kernels (m3Strings without nulls,
+// m3StringsMasked with up to half the rows null, runs of valid rows beyond) against Murmur3Bytes
+// row by row: lengths 0 to 70 bytes (every tail length, mostly short as Spark's strings are),
+// bytes >= 0x80 (the sign-extended tail) and multi-byte UTF-8, a random seed per row, nulls
+// (which keep their hash) from none to almost all, columns sliced at odd offsets (validity bits
+// and data not at 0), for both string and binary.
 func TestStringFoldMatchesMurmur3Bytes(t *testing.T) {
 	rng := rand.New(rand.NewSource(7))
-	for round := 0; round < 60; round++ {
+	utf8 := []string{"é", "ς", "mü", "日本", "😀", "a", " "}
+	for round := 0; round < 120; round++ {
 		rows := 1 + rng.Intn(3000)
-		nullRate := []int{0, 2, 20, 1000}[round%4]
+		nullRate := []int{0, 2, 20, 1000, -2, -10}[round%6] // n: 1 row in n is null; -n: all but 1 in n
 		binary := round%5 == 0
 		var bld interface {
 			array.Builder
@@ -410,20 +412,29 @@ func TestStringFoldMatchesMurmur3Bytes(t *testing.T) {
 		}
 		var vals [][]byte
 		for i := 0; i < rows; i++ {
-			if nullRate > 0 && rng.Intn(nullRate) == 0 {
+			if nullRate > 0 && rng.Intn(nullRate) == 0 || nullRate < 0 && rng.Intn(-nullRate) != 0 {
 				bld.AppendNull()
 				vals = append(vals, nil)
 				continue
 			}
-			n := rng.Intn(20)
-			if rng.Intn(4) == 0 {
+			n := rng.Intn(10)
+			switch rng.Intn(4) {
+			case 0:
 				n = rng.Intn(71)
+			case 1:
+				n = rng.Intn(20)
 			}
 			v := make([]byte, n)
 			for j := range v {
 				v[j] = byte(rng.Intn(256))
 				if rng.Intn(2) == 0 {
 					v[j] = 'a' + byte(rng.Intn(26))
+				}
+			}
+			if round%3 == 1 { // text: ASCII and multi-byte characters
+				v = v[:0]
+				for k := rng.Intn(8); k > 0; k-- {
+					v = append(v, utf8[rng.Intn(len(utf8))]...)
 				}
 			}
 			bld.Append(v)
@@ -463,3 +474,37 @@ func TestStringFoldMatchesMurmur3Bytes(t *testing.T) {
 type binaryAsString struct{ *array.StringBuilder }
 
 func (b binaryAsString) Append(v []byte) { b.StringBuilder.Append(string(v)) }
+
+// TestStringFoldNullRowsWithBytes folds a string column whose null rows span bytes (Arrow allows
+// any offsets under a null; the masked kernel hashes them and drops the result): they must keep
+// their hash, and the valid rows around them must hash their own bytes.
+func TestStringFoldNullRowsWithBytes(t *testing.T) {
+	data := []byte("abcdefghijklmnopqrstuvwxyz0123456789")
+	offs := []int32{0, 1, 5, 9, 9, 16, 20, 21, 30, 36}
+	valid := []byte{0b0110_1101, 0b1} // rows 1, 4 and 7 null (bit i of the bitmap is row i)
+	arr := array.NewStringData(array.NewData(arrow.BinaryTypes.String, len(offs)-1,
+		[]*memory.Buffer{memory.NewBufferBytes(valid), memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(offs)), memory.NewBufferBytes(data)},
+		nil, 3, 0))
+	defer arr.Release()
+	for off := 0; off < 4; off++ {
+		col := array.NewSlice(arr, int64(off), int64(arr.Len()))
+		seeds := make([]int32, col.Len())
+		for i := range seeds {
+			seeds[i] = int32(i*7919 + 1)
+		}
+		got := append([]int32(nil), seeds...)
+		if err := Murmur3Fold(sparktype.StringType, col, got); err != nil {
+			t.Fatal(err)
+		}
+		for i := range got {
+			want := seeds[i]
+			if !col.IsNull(i) {
+				want = Murmur3Bytes(data[offs[off+i]:offs[off+i+1]], seeds[i])
+			}
+			if got[i] != want {
+				t.Errorf("offset %d row %d (null %v): %d, want %d", off, i, col.IsNull(i), got[i], want)
+			}
+		}
+		col.Release()
+	}
+}
