@@ -444,6 +444,9 @@ func (h *HashAggregate) account(r *aggRun) {
 			size += s.memSize()
 		}
 	}
+	if st.lazy != nil { // the marks over the current dictionaries (lazyminmax.go)
+		size += st.lazy.memSize()
+	}
 	st.ctx.Alloc.Account(size - r.accounted)
 	r.accounted = size
 }

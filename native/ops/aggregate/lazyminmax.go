@@ -290,6 +290,17 @@ func (h *HashAggregate) fold(r *aggRun, c *codedFn) error {
 	return f.merge([]arrow.Array{vals}, lz.gids[:len(idx)])
 }
 
+// memSize is the Go-heap bytes the marks and the fold's scratch hold: one byte (unordered) or one
+// int64 (ordered) per entry of each current dictionary, counted in the task's memory like the
+// group table, since a dictionary may have up to a page's worth of entries.
+func (l *lazyInput) memSize() int64 {
+	n := int64(cap(l.idx))*4 + int64(cap(l.gids))*4 + int64(cap(l.skip))
+	for _, c := range l.coded {
+		n += int64(cap(c.used)) + int64(cap(c.first))*8
+	}
+	return n
+}
+
 // drop releases the dictionary of the marks.
 func (c *codedFn) drop() {
 	if c.dict != nil {

@@ -438,3 +438,43 @@ func TestLazyMinMaxFloatOrder(t *testing.T) {
 		t.Errorf("max, min of z: %v, want %v", got[0][:2], exp)
 	}
 }
+
+// TestLazyMarksAccounted: the marks (a byte or an int64 per dictionary entry) are part of the
+// memory the aggregate reports to the task after each batch, and given back at Close.
+func TestLazyMarksAccounted(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "wide-dict.parquet")
+	writeLazyFile(t, path, 20000, 8000, 20000, true, false, 0)
+	in, aggs := lazyAggs()
+	p := buildPlans(t, in, nil, aggs)
+	s := &fileScan{path: path, schema: fieldsOf(t, in), lazy: true}
+	op, err := New(p.complete, s, &plan.Conf{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := newCtx()
+	if err := op.Open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	st := op.st
+	if st.lazy == nil {
+		t.Fatal("the aggregate does not read its scan lazily")
+	}
+	more, err := op.consumeLazy(st.cur)
+	if err != nil || !more {
+		t.Fatalf("first batch: %v, %v", more, err)
+	}
+	if err := op.afterBatch(st.cur); err != nil {
+		t.Fatal(err)
+	}
+	marks := st.lazy.memSize()
+	if len(s.coded) == 0 || marks < 8000 {
+		t.Fatalf("marks of %d bytes for dictionaries of 8000 entries (coded reads %v)", marks, s.coded)
+	}
+	if st.cur.accounted < marks {
+		t.Errorf("the aggregate accounts %d bytes, below its marks' %d", st.cur.accounted, marks)
+	}
+	op.Close()
+	if u := ctx.Alloc.Used(); u != 0 {
+		t.Errorf("%d bytes left allocated", u)
+	}
+}
