@@ -5,7 +5,11 @@ import java.io.File
 import org.junit.{Before, Test}
 import org.junit.Assert._
 
+import scala.jdk.CollectionConverters._
+
 import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.execution.{QueryExecution, SparkPlan}
+import org.apache.spark.sql.util.QueryExecutionListener
 
 /**
  * The rows Spark makes from a native block's output: ColumnarToRow reads the block's batches
@@ -50,15 +54,34 @@ class RowOutputSuite extends BolideSuiteBase {
 
   @Test def rowsOfAWriteMatchSpark(): Unit = {
     // A row consumer other than collect: Spark's Parquet writer reads every value of the rows.
-    def written(on: Boolean): Seq[String] = withConf("spark.bolide.enabled" -> on.toString) {
+    // The write command's own executed plan is captured, to see which operators fed the writer.
+    def written(on: Boolean): (Seq[String], Seq[String]) =
+        withConf("spark.bolide.enabled" -> on.toString) {
       val out = new File(BolideTestSession.dataDir, s"row_output_write_$on").getAbsolutePath
-      spark.sql("SELECT * FROM row_types WHERE id % 5 <> 2").write.mode("overwrite").parquet(out)
-      withConf("spark.bolide.enabled" -> "false") {
+      val plans = new java.util.concurrent.ConcurrentLinkedQueue[SparkPlan]()
+      val listener = new QueryExecutionListener {
+        override def onSuccess(funcName: String, qe: QueryExecution, durationNs: Long): Unit =
+          plans.add(qe.executedPlan)
+        override def onFailure(funcName: String, qe: QueryExecution, e: Exception): Unit = ()
+      }
+      spark.listenerManager.register(listener)
+      try {
+        spark.sql("SELECT * FROM row_types WHERE id % 5 <> 2").write.mode("overwrite").parquet(out)
+        spark.sparkContext.listenerBus.waitUntilEmpty()
+      } finally spark.listenerManager.unregister(listener)
+      val native =
+        plans.asScala.toSeq.flatMap(planNodes).collect { case b: BolideNode => b.nodeName }
+      val rows = withConf("spark.bolide.enabled" -> "false") {
         canonical(spark.read.parquet(out).collect().toSeq).sorted
       }
+      (rows, native)
     }
-    val expected = written(on = false)
-    assertEquals(expected, written(on = true))
+    val (expected, nativeOff) = written(on = false)
+    assertTrue(s"with Bolide off no native operator may run: $nativeOff", nativeOff.isEmpty)
+    val (actual, nativeOn) = written(on = true)
+    assertTrue(s"the write's input did not run natively: $nativeOn",
+      nativeOn.contains("BolideFilter"))
+    assertEquals(expected, actual)
   }
 }
 
