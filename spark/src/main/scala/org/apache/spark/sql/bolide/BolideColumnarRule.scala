@@ -11,6 +11,7 @@ import org.apache.spark.internal.Logging
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.bolide.shuffle.{BolideBroadcastExchangeExec, BolideShuffleExchangeExec}
+import org.apache.spark.sql.execution.aggregate.HashAggregateExec
 import org.apache.spark.sql.execution.exchange.{BroadcastExchangeExec, ShuffleExchangeExec}
 import org.apache.spark.sql.execution.{CoalesceExec, CollectLimitExec, ColumnarRule, ColumnarToRowExec, RowToColumnarExec, SparkPlan, TakeOrderedAndProjectExec, UnionExec}
 import org.apache.spark.sql.internal.SQLConf
@@ -60,6 +61,7 @@ object BolidePlanRule extends Rule[SparkPlan] with Logging {
         case s: BolideShuffleExchangeExec => s.withNewChildren(newChildren)
         case b: BolideBroadcastExchangeExec => b.withNewChildren(newChildren)
         case c: BolideCoalesceExec => c.withNewChildren(newChildren)
+        case g: BolideGatherExec => g.withNewChildren(newChildren)
         case t: TakeOrderedAndProjectExec if d.native =>
           // Native: the top-k of each partition, rows of the child; after the transitions, Spark's
           // own logic is put above it to merge the partitions, drop the offset and project
@@ -69,6 +71,13 @@ object BolidePlanRule extends Rule[SparkPlan] with Logging {
           if (d.dispatched.nonEmpty) b.setTagValue(BolideExec.Dispatched, d.dispatched)
           b
         case _ if d.native && d.elided && newChildren.size == 1 => newChildren.head
+        case h: HashAggregateExec if d.native && BolideGatherExec.gatherable(h, newChildren, conf).isDefined =>
+          // A global aggregate's partial states reach it through the driver, not a shuffle stage.
+          val gather = BolideGatherExec(BolideGatherExec.gatherable(h, newChildren, conf).get)
+          val b = BolideExec(d.name, p, Seq(gather), unordered = d.unordered)
+          b.copyTagsFrom(p)
+          if (d.dispatched.nonEmpty) b.setTagValue(BolideExec.Dispatched, d.dispatched)
+          b
         case c: CoalesceExec if d.native =>
           // Merging partitions is the JVM's part; the blocks below and above stay native.
           val x = BolideCoalesceExec(c.numPartitions, newChildren.head)
@@ -106,7 +115,8 @@ object BolidePlanRule extends Rule[SparkPlan] with Logging {
     n.startsWith("AdaptiveSparkPlan") || n.contains("QueryStage") || n == "InputAdapter" ||
       n == "WholeStageCodegenExec" || n.contains("ColumnarToRow") || n.contains("RowToColumnar") ||
       n == "ReusedExchangeExec" || n == "AQEShuffleReadExec" || n == "BolideRowToArrowExec" ||
-      n == "BolideCollectLimitExec" || n == "BolideTakeOrderedAndProjectExec" || n == "SubqueryExec" ||
+      n == "BolideCollectLimitExec" || n == "BolideGatherExec" || n == "BolideDriverCollectExec" ||
+      n == "BolideTakeOrderedAndProjectExec" || n == "SubqueryExec" ||
       n == "ReusedSubqueryExec" ||
       n == "SubqueryBroadcastExec" || n == "SubqueryAdaptiveBroadcastExec"
   }
@@ -149,7 +159,21 @@ object BolideTransitionRule extends Rule[SparkPlan] {
       p.withNewChildren(topKMerged(p.children))
   } match {
     case TopK(t, b) => BolideRowToArrowExec(BolideTakeOrderedAndProjectExec(t, b))
-    case other => other
+    case other => driverCollect(other)
+  }
+
+  /**
+   * A gathered global aggregate's final block, under Spark's transition to rows: collected, it
+   * runs in the driver (BolideDriverCollectExec). Top-down, so that a plan this rule already
+   * wrapped (AQE applies it again to the final stage) is not wrapped twice.
+   */
+  private def driverCollect(p: SparkPlan): SparkPlan = p match {
+    case d: BolideDriverCollectExec => d
+    case c @ ColumnarToRowExec(b: BolideExec) if BolideDriverCollectExec.applies(b) => BolideDriverCollectExec(c)
+    case other if other.children.isEmpty => other
+    case other =>
+      val children = other.children.map(driverCollect)
+      if (children.zip(other.children).forall { case (a, b) => a eq b }) other else other.withNewChildren(children)
   }
 
   private def topKMerged(children: Seq[SparkPlan]): Seq[SparkPlan] = children.map {

@@ -56,6 +56,14 @@ object BolideConf {
       "turns one expression class's native kernel off: it is then dispatched, or its operator stays " +
       "in Spark.")
 
+  val GATHER_ENABLED: Entry = entry("spark.bolide.globalAggregate.gather.enabled", "true",
+    "A global aggregate (no GROUP BY) whose partial aggregation runs natively gathers the partial " +
+      "states (one row per partition) to the driver with the partial aggregation's job " +
+      "(BolideGather), instead of shuffling them to a single partition in a stage of their own: a " +
+      "stage less, and with adaptive execution no re-optimization between the two. Only for " +
+      "aggregate functions whose state has a fixed width (sum, count, avg, min/max of numbers and " +
+      "dates...); the others keep the shuffle.")
+
   /** Operators with a per-operator switch: spark.bolide.exec.<name>.enabled. */
   val OperatorNames: Seq[String] = Seq(
     "scan", "filter", "project", "hashAggregate", "localLimit", "globalLimit", "collectLimit", "sort",
