@@ -16,6 +16,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime"
 	"runtime/pprof"
 	"syscall"
 	"time"
@@ -34,6 +35,7 @@ func main() {
 	runs := flag.Int("runs", 5, "timed runs over all the tasks")
 	warmup := flag.Int("warmup", 1, "untimed runs first (the page cache, the Go heap)")
 	profile := flag.String("cpuprofile", "", "write a CPU profile of the timed runs to this file")
+	memProfile := flag.String("memprofile", "", "write a profile of the timed runs' Go heap allocations to this file")
 	flag.BoolVar(&printRows, "print", false, "print every output batch's columns to stderr (compare two builds' answers)")
 	javaVersion := flag.Int("java", 17, "feature version of the JVM the tasks were captured on (casts that print doubles follow its Double.toString)")
 	flag.Parse()
@@ -69,14 +71,24 @@ func main() {
 			f.Close()
 		}()
 	}
+	if *memProfile != "" {
+		runtime.MemProfileRate = 4096
+	}
+	// GCs and Go-heap bytes allocated per run: inside Spark every GC cycle also stops the other
+	// task threads of the executor, so allocations cost more there than here.
 	out := struct {
 		Tasks   int       `json:"tasks"`
 		Rows    int64     `json:"rows"`
 		CPU     []float64 `json:"cpu_s"`
 		Wall    []float64 `json:"wall_s"`
+		GCs     []uint32  `json:"gcs"`
+		AllocMB []float64 `json:"alloc_mb"`
 		Threads string    `json:"gomaxprocs"`
 	}{Tasks: len(reqs), Threads: os.Getenv("GOMAXPROCS")}
+	var ms runtime.MemStats
 	for i := 0; i < *runs; i++ {
+		runtime.ReadMemStats(&ms)
+		gc0, alloc0 := ms.NumGC, ms.TotalAlloc
 		c0, t0 := cpuSeconds(), time.Now()
 		rows, err := runAll(reqs, spillDir)
 		if err != nil {
@@ -85,6 +97,19 @@ func main() {
 		out.CPU = append(out.CPU, cpuSeconds()-c0)
 		out.Wall = append(out.Wall, time.Since(t0).Seconds())
 		out.Rows = rows
+		runtime.ReadMemStats(&ms)
+		out.GCs = append(out.GCs, ms.NumGC-gc0)
+		out.AllocMB = append(out.AllocMB, float64(ms.TotalAlloc-alloc0)/(1<<20))
+	}
+	if *memProfile != "" {
+		f, err := os.Create(*memProfile)
+		if err != nil {
+			fail(err)
+		}
+		if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+			fail(err)
+		}
+		f.Close()
 	}
 	if err := json.NewEncoder(os.Stdout).Encode(out); err != nil {
 		fail(err)
