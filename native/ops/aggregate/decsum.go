@@ -1,6 +1,7 @@
 package aggregate
 
 import (
+	"errors"
 	"math"
 	"math/big"
 	"math/bits"
@@ -47,6 +48,57 @@ const (
 	decWide
 	decOverflow // the buffer went null; it stays null
 )
+
+// decSharer is a function whose state is a decimal sum of its input (sum, avg over a decimal).
+type decSharer interface {
+	// decAcc returns the function's accumulator and input.
+	decAcc() (*decSum, *input)
+	// borrowAcc makes acc, updated by another function over the same input, the function's sum:
+	// its update no longer adds to it.
+	borrowAcc(acc *decSum)
+}
+
+// shareDecSums makes the updating functions of a run that sum the same decimal column share one
+// accumulator: sum(x) and avg(x) (TPC-H Q1 has two such pairs) buffer the same decimal(p+10,s)
+// sum with the same overflow rules, so the second one adds nothing. Only for a run fed by the
+// child's rows (every merge goes into its own accumulator), without FILTER clauses (the
+// functions would see different rows) and for columns, not expressions (told equal by ordinal).
+func shareDecSums(specs []*fnSpec, fns []function) {
+	if noShareDecSums {
+		return
+	}
+	var owners map[int]*decSum
+	for i, f := range fns {
+		s := specs[i]
+		if !s.mode.updates() || s.filter != nil || s.codes != nil {
+			continue
+		}
+		d, ok := f.(decSharer)
+		if !ok {
+			continue
+		}
+		acc, in := d.decAcc()
+		if in == nil || in.e != nil {
+			continue
+		}
+		o, seen := owners[in.ordinal]
+		switch {
+		case !seen:
+			if owners == nil {
+				owners = map[int]*decSum{}
+			}
+			owners[in.ordinal] = acc
+		case o.t.Equal(acc.t) && o.single == acc.single && o.check == acc.check:
+			d.borrowAcc(o)
+		}
+	}
+}
+
+// noShareDecSums turns sharing off (tests compare against separate sums).
+var noShareDecSums bool
+
+// errSharedMerge reports a merge into a run whose functions share sums, which only updates.
+var errSharedMerge = errors.New("aggregate: merge into a shared decimal sum")
 
 func newDecSum(t sparktype.Type, single bool) *decSum {
 	return &decSum{t: t, single: single, check: !single && t.Precision > 18}
