@@ -185,10 +185,15 @@ func (c *Dec64Batch) column(o int, t sparktype.Type) *dec64Col {
 // and the OR of their magnitudes (at least the largest).
 func narrow64(src []decimal128.Num, dst []int64) (uint64, bool) {
 	src = src[:len(dst)]
+	// The fit check and the bound are locals, not pointers into magnitude: through pointers
+	// they stay in memory and each row waits for the previous row's store.
 	var bad int64
 	var m uint64
 	for i := range dst {
-		dst[i] = magnitude(src[i], &bad, &m)
+		v, b, x := magnitude(src[i])
+		bad |= b
+		m |= x
+		dst[i] = v
 	}
 	return m, bad == 0
 }
