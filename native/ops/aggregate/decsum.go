@@ -39,6 +39,7 @@ type decSum struct {
 	// row count times its value bound stays below 2^63 no narrow sum can leave 64 bits, and
 	// addInt64 adds without checks.
 	reach uint64
+	part  []int64 // scratch of sumFew
 }
 
 const reachUnknown = math.MaxUint64
@@ -187,9 +188,13 @@ func (d *decSum) addInt64(vals []int64, bound uint64, gids []uint32) {
 			d.reach = d.narrowReach(len(vals))
 		}
 		if d.reach <= math.MaxInt64-span {
-			small := d.small
-			for i, g := range gids {
-				small[g] += vals[i]
+			if len(d.small) <= len(vals)/16 {
+				d.part = sumFew(d.small, d.part, vals, gids)
+			} else {
+				small := d.small
+				for i, g := range gids {
+					small[g] += vals[i]
+				}
 			}
 			d.reach += span
 			return
@@ -208,6 +213,37 @@ func (d *decSum) addInt64(vals []int64, bound uint64, gids []uint32) {
 		}
 		d.addSlow(g, uint64(v), v>>63)
 	}
+}
+
+// sumFew adds vals into small by group, for few groups (len(small) well under len(vals)): four
+// interleaved partial sums per group, so that a row does not wait for the store of an earlier row
+// of its group (with few groups that is a few rows back). The caller's bound proves every sum,
+// partial or not, exact in 64 bits. part is scratch, returned for reuse.
+func sumFew(small, part []int64, vals []int64, gids []uint32) []int64 {
+	ng := len(small)
+	if cap(part) < 4*ng {
+		part = make([]int64, 4*ng)
+	}
+	part = part[:4*ng]
+	clear(part)
+	p0, p1, p2, p3 := part[:ng], part[ng:2*ng], part[2*ng:3*ng], part[3*ng:]
+	vals = vals[:len(gids)]
+	i := 0
+	for ; i+4 <= len(gids); i += 4 {
+		p0[gids[i]] += vals[i]
+		p1[gids[i+1]] += vals[i+1]
+		p2[gids[i+2]] += vals[i+2]
+		p3[gids[i+3]] += vals[i+3]
+	}
+	for ; i < len(gids); i++ {
+		p0[gids[i]] += vals[i]
+	}
+	p1, p2, p3 = p1[:len(p0)], p2[:len(p0)], p3[:len(p0)]
+	small = small[:len(p0)]
+	for g := range p0 {
+		small[g] += p0[g] + p1[g] + p2[g] + p3[g]
+	}
+	return part
 }
 
 // narrowReach returns the largest |small[g]|, or reachUnknown when there are too many groups

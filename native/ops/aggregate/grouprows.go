@@ -37,15 +37,7 @@ func (r *groupRows) counts(b *columnar.Batch, gids []uint32) []int64 {
 			return nil
 		}
 		r.ok = true
-		if cap(r.n) < r.ng {
-			r.n = make([]int64, r.ng)
-		}
-		n := r.n[:r.ng]
-		clear(n)
-		for _, g := range gids {
-			n[g]++
-		}
-		r.n = n
+		r.n = histogram(r.n, gids, r.ng)
 	}
 	if !r.ok {
 		return nil
@@ -59,4 +51,31 @@ func addCounts(counts, h []int64) {
 	for g, c := range h {
 		counts[g] += c
 	}
+}
+
+// histogram returns the rows per group of gids (groups below ng) in buf's storage. Consecutive
+// rows count into four interleaved tables: with few groups the same counter comes back every few
+// rows, and one table would make each row wait for the store of an earlier row of its group.
+func histogram(buf []int64, gids []uint32, ng int) []int64 {
+	if cap(buf) < 4*ng {
+		buf = make([]int64, 4*ng)
+	}
+	buf = buf[:4*ng]
+	clear(buf)
+	h0, h1, h2, h3 := buf[:ng], buf[ng:2*ng], buf[2*ng:3*ng], buf[3*ng:]
+	i := 0
+	for ; i+4 <= len(gids); i += 4 {
+		h0[gids[i]]++
+		h1[gids[i+1]]++
+		h2[gids[i+2]]++
+		h3[gids[i+3]]++
+	}
+	for ; i < len(gids); i++ {
+		h0[gids[i]]++
+	}
+	h1, h2, h3 = h1[:len(h0)], h2[:len(h0)], h3[:len(h0)]
+	for g := range h0 {
+		h0[g] += h1[g] + h2[g] + h3[g]
+	}
+	return h0
 }

@@ -2,6 +2,7 @@ package aggregate
 
 import (
 	"fmt"
+	"math"
 	"math/big"
 	"math/rand/v2"
 	"reflect"
@@ -148,4 +149,45 @@ func sharedBatches(r *rand.Rand, p int32, trial int) []*columnar.Batch {
 		out = append(out, columnar.NewBatch([]arrow.Array{i64Col(keys, nil), decCol(p, 2, xs, xv), decCol(p, 2, ys, yv)}, n))
 	}
 	return out
+}
+
+// TestSumFewAndHistogram: the interleaved loops (sumFew, histogram) equal the plain per-row
+// loops, for every row count modulo 4, one to many groups, and values whose partial sums wrap
+// while the total fits (two's complement adds are exact modulo 2^64). Scratch is reused across
+// calls with shrinking and growing group counts.
+func TestSumFewAndHistogram(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 17))
+	var part, hbuf []int64
+	for trial := 0; trial < 3000; trial++ {
+		ng := 1 + r.IntN(20)
+		n := r.IntN(200)
+		gids := make([]uint32, n)
+		vals := make([]int64, n)
+		for i := range gids {
+			gids[i] = uint32(r.IntN(ng))
+			vals[i] = r.Int64N(1<<40) - 1<<39
+			if trial%5 == 0 && i%2 == 1 { // a huge value and its negation: partials wrap
+				vals[i-1] = math.MaxInt64 - r.Int64N(9)
+				vals[i], gids[i] = -vals[i-1], gids[i-1]
+			}
+		}
+		small, want := make([]int64, ng), make([]int64, ng)
+		for g := range small {
+			small[g] = r.Int64N(1000)
+			want[g] = small[g]
+		}
+		wantH := make([]int64, ng)
+		for i, g := range gids {
+			want[g] += vals[i]
+			wantH[g]++
+		}
+		part = sumFew(small, part, vals, gids)
+		if !reflect.DeepEqual(small, want) {
+			t.Fatalf("trial %d: sumFew %v, want %v", trial, small, want)
+		}
+		hbuf = histogram(hbuf, gids, ng)
+		if !reflect.DeepEqual(hbuf, wantH) {
+			t.Fatalf("trial %d: histogram %v, want %v", trial, hbuf, wantH)
+		}
+	}
 }
