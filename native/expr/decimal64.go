@@ -210,9 +210,12 @@ func (p *Dec64) Eval(c *Dec64Batch, b *columnar.Batch) ([]int64, uint64, bool) {
 	var lb [4]uint64
 	leafVals, leafBounds := lv[:0], lb[:0]
 	if p.res < 0 {
-		// A bare column is narrowed only for another program: a consumer reading it alone folds
-		// the decimal128 values as fast as it would narrow them.
-		if l := p.leaves[-1-p.res]; l.col < 0 || l.col >= len(c.cols) || !c.cols[l.col].done {
+		// A bare column of at most 18 digits always fits: narrowed, its consumer folds int64s
+		// with a batch-level bound and no per-row checks, which beats folding decimal128 values
+		// even with the narrowing pass. A wider one is narrowed only for another program: its
+		// values may not fit, and a pass that fails is wasted.
+		l := p.leaves[-1-p.res]
+		if l.col < 0 || (l.typ.Precision > 18 && (l.col >= len(c.cols) || !c.cols[l.col].done)) {
 			return nil, 0, false
 		}
 	}

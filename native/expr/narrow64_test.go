@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
+
+	"github.com/bolide-dev/bolide/native/sparktype"
 )
 
 // TestNarrow64MatchesReference: narrow64 keeps the low words, accepts a batch exactly when every
@@ -112,6 +114,44 @@ func BenchmarkDecBatchMul(b *testing.B) {
 		s.run(true, a, c, -1, -1, 0, 0, out)
 		if s.bad != 0 {
 			b.Fatal("declined")
+		}
+	}
+}
+
+// TestDec64BareColumn: a bare column of at most 18 digits is narrowed by its own program (its
+// values always fit); a wider one only when another program of the batch narrowed it (a failed
+// pass would be wasted on every batch), and then its values are the column's.
+func TestDec64BareColumn(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 3))
+	narrow := CompileDec64(mustTranslate(t, col(0, "decimal(15,2)")))
+	wide := CompileDec64(mustTranslate(t, col(1, "decimal(19,0)")))
+	if narrow == nil || wide == nil {
+		t.Fatal("bare columns not compiled")
+	}
+	b := batch(randDecCol(t, r, 50, 15, 2, 0), randDecCol(t, r, 50, 19, 0, 0))
+	var c Dec64Batch
+	c.Reset(b)
+	if _, _, ok := wide.Eval(&c, b); ok {
+		t.Fatal("a bare decimal(19,0) column was narrowed for itself")
+	}
+	vals, bound, ok := narrow.Eval(&c, b)
+	if !ok {
+		t.Fatal("a bare decimal(15,2) column was declined")
+	}
+	src := values[decimal128.Num](b.Cols[0])
+	for i, v := range vals {
+		if decimal128.FromI64(v) != src[i] || uint64(abs64(v)) > bound {
+			t.Fatalf("row %d: %d (bound %d), want %s", i, v, bound, src[i].BigInt())
+		}
+	}
+	c.column(1, sparktype.DecimalOf(19, 0)) // as a program over column 1 would
+	vals, _, ok = wide.Eval(&c, b)
+	if !ok {
+		t.Fatal("a narrowed decimal(19,0) column was declined")
+	}
+	for i, v := range vals {
+		if decimal128.FromI64(v) != values[decimal128.Num](b.Cols[1])[i] {
+			t.Fatalf("row %d: %d", i, v)
 		}
 	}
 }
