@@ -185,10 +185,15 @@ func (c *Dec64Batch) column(o int, t sparktype.Type) *dec64Col {
 // and the OR of their magnitudes (at least the largest).
 func narrow64(src []decimal128.Num, dst []int64) (uint64, bool) {
 	src = src[:len(dst)]
+	// The fit check and the bound are locals, not pointers into magnitude: through pointers
+	// they stay in memory and each row waits for the previous row's store.
 	var bad int64
 	var m uint64
 	for i := range dst {
-		dst[i] = magnitude(src[i], &bad, &m)
+		v, b, x := magnitude(src[i])
+		bad |= b
+		m |= x
+		dst[i] = v
 	}
 	return m, bad == 0
 }
@@ -205,9 +210,12 @@ func (p *Dec64) Eval(c *Dec64Batch, b *columnar.Batch) ([]int64, uint64, bool) {
 	var lb [4]uint64
 	leafVals, leafBounds := lv[:0], lb[:0]
 	if p.res < 0 {
-		// A bare column is narrowed only for another program: a consumer reading it alone folds
-		// the decimal128 values as fast as it would narrow them.
-		if l := p.leaves[-1-p.res]; l.col < 0 || l.col >= len(c.cols) || !c.cols[l.col].done {
+		// A bare column of at most 18 digits always fits: narrowed, its consumer folds int64s
+		// with a batch-level bound and no per-row checks, which beats folding decimal128 values
+		// even with the narrowing pass. A wider one is narrowed only for another program: its
+		// values may not fit, and a pass that fails is wasted.
+		l := p.leaves[-1-p.res]
+		if l.col < 0 || (l.typ.Precision > 18 && (l.col >= len(c.cols) || !c.cols[l.col].done)) {
 			return nil, 0, false
 		}
 	}

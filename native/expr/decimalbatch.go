@@ -76,64 +76,92 @@ type batchSum struct {
 	ma, mb uint64
 }
 
-// magnitude adds one value to the bound and the fit check, and returns its low 64 bits.
-func magnitude(x decimal128.Num, bad *int64, m *uint64) int64 {
+// magnitude returns x's low 64 bits, its fit check (nonzero when x does not fit an int64) and
+// its magnitude (when it fits). Callers OR the last two into locals: accumulating through
+// pointers keeps them in memory, a store-to-load dependency on every row.
+func magnitude(x decimal128.Num) (v, bad int64, m uint64) {
 	lo := x.LowBits()
 	s := int64(lo) >> 63
-	*bad |= x.HighBits() ^ s
-	*m |= (lo ^ uint64(s)) - uint64(s)
-	return int64(lo)
+	return int64(lo), x.HighBits() ^ s, (lo ^ uint64(s)) - uint64(s)
 }
 
 // run writes a*b (mul) or a*sa + b*sb into out, each operand a column (m = -1) or a scalar
-// (m = 0).
+// (m = 0). The fit check and the bounds are gathered in locals (see magnitude) and stored once.
 func (s *batchSum) run(mul bool, a, b []decimal128.Num, am, bm int, sa, sb int64, out []decimal128.Num) {
+	var bad int64
+	var ma, mb uint64
 	switch {
 	case am != 0 && bm != 0:
 		a, b = a[:len(out)], b[:len(out)]
 		if mul {
 			for i := range out {
-				p := magnitude(a[i], &s.bad, &s.ma) * magnitude(b[i], &s.bad, &s.mb)
+				x, ea, xa := magnitude(a[i])
+				y, eb, xb := magnitude(b[i])
+				bad |= ea | eb
+				ma |= xa
+				mb |= xb
+				p := x * y
 				out[i] = decimal128.New(p>>63, uint64(p))
 			}
-			return
+			break
 		}
 		for i := range out {
-			p := magnitude(a[i], &s.bad, &s.ma)*sa + magnitude(b[i], &s.bad, &s.mb)*sb
+			x, ea, xa := magnitude(a[i])
+			y, eb, xb := magnitude(b[i])
+			bad |= ea | eb
+			ma |= xa
+			mb |= xb
+			p := x*sa + y*sb
 			out[i] = decimal128.New(p>>63, uint64(p))
 		}
 	case am == 0 && bm != 0:
-		x := magnitude(a[0], &s.bad, &s.ma)
+		x, ea, xa := magnitude(a[0])
+		bad, ma = ea, xa
 		b = b[:len(out)]
 		if mul {
 			for i := range out {
-				p := x * magnitude(b[i], &s.bad, &s.mb)
+				y, eb, xb := magnitude(b[i])
+				bad |= eb
+				mb |= xb
+				p := x * y
 				out[i] = decimal128.New(p>>63, uint64(p))
 			}
-			return
+			break
 		}
 		x *= sa
 		for i := range out {
-			p := x + magnitude(b[i], &s.bad, &s.mb)*sb
+			y, eb, xb := magnitude(b[i])
+			bad |= eb
+			mb |= xb
+			p := x + y*sb
 			out[i] = decimal128.New(p>>63, uint64(p))
 		}
 	case bm == 0 && am != 0:
-		y := magnitude(b[0], &s.bad, &s.mb)
+		y, eb, xb := magnitude(b[0])
+		bad, mb = eb, xb
 		a = a[:len(out)]
 		if mul {
 			for i := range out {
-				p := magnitude(a[i], &s.bad, &s.ma) * y
+				x, ea, xa := magnitude(a[i])
+				bad |= ea
+				ma |= xa
+				p := x * y
 				out[i] = decimal128.New(p>>63, uint64(p))
 			}
-			return
+			break
 		}
 		y *= sb
 		for i := range out {
-			p := magnitude(a[i], &s.bad, &s.ma)*sa + y
+			x, ea, xa := magnitude(a[i])
+			bad |= ea
+			ma |= xa
+			p := x*sa + y
 			out[i] = decimal128.New(p>>63, uint64(p))
 		}
 	default:
-		x, y := magnitude(a[0], &s.bad, &s.ma), magnitude(b[0], &s.bad, &s.mb)
+		x, ea, xa := magnitude(a[0])
+		y, eb, xb := magnitude(b[0])
+		bad, ma, mb = ea|eb, xa, xb
 		p := x*sa + y*sb
 		if mul {
 			p = x * y
@@ -142,4 +170,5 @@ func (s *batchSum) run(mul bool, a, b []decimal128.Num, am, bm int, sa, sb int64
 			out[i] = decimal128.New(p>>63, uint64(p))
 		}
 	}
+	s.bad, s.ma, s.mb = bad, ma, mb
 }

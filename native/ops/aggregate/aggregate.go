@@ -52,6 +52,8 @@ type HashAggregate struct {
 	// dec64 holds the decimal input columns of the batch being added, narrowed to int64 once for
 	// every function that reads them (input.eval64).
 	dec64 expr.Dec64Batch
+	// rows counts the rows per group of the batch being added, once for every function.
+	rows groupRows
 }
 
 // Dispatched names the classes of the grouping keys and function arguments the JVM evaluates
@@ -152,7 +154,7 @@ func New(n *plan.Node, child exec.Operator, conf *plan.Conf) (*HashAggregate, er
 
 	// Grouping keys.
 	base := fnContext{child: childSchema, conf: conf, singleGroup: len(groupExprs) == 0, dispatched: &h.dispatched,
-		dec64: &h.dec64}
+		dec64: &h.dec64, rows: &h.rows}
 	keyCtx := base
 	var keyIDs []*int64
 	for _, g := range groupExprs {
@@ -414,6 +416,14 @@ type aggRun struct {
 	parts []*memory.SpillWriter
 }
 
+// newInputRun is a run that aggregates the child's rows: updating functions summing the same
+// decimal column share their sum (shareDecSums).
+func (h *HashAggregate) newInputRun() *aggRun {
+	r := h.newRun(0)
+	shareDecSums(h.fns, r.fns)
+	return r
+}
+
 func (h *HashAggregate) newRun(level int) *aggRun {
 	r := &aggRun{level: level, table: newGroupTable(h.keyTypes)}
 	for _, f := range h.fns {
@@ -468,7 +478,7 @@ func (h *HashAggregate) Open(ctx *exec.TaskContext) error {
 		return err
 	}
 	h.st = &stream{ctx: ctx}
-	h.st.cur = h.newRun(0)
+	h.st.cur = h.newInputRun()
 	h.st.lazy = h.planLazy()
 	if len(h.keys) > 0 {
 		ctx.Spillers = append(ctx.Spillers, h)
@@ -525,7 +535,7 @@ func (h *HashAggregate) Next() (*columnar.Batch, error) {
 			}
 			// The partial groups are out: free the table, give the memory back, read on.
 			h.drop(st.cur)
-			st.cur, st.pos, st.flushing = h.newRun(0), 0, false
+			st.cur, st.pos, st.flushing = h.newInputRun(), 0, false
 			h.flushes++
 			if a := st.ctx.Alloc; a != nil {
 				a.Trim()
@@ -644,7 +654,11 @@ func (h *HashAggregate) addBatchSkip(r *aggRun, b *columnar.Batch, skip []bool) 
 	}
 	ng := r.table.numGroups()
 	h.dec64.Reset(b)
-	defer h.dec64.Reset(nil)
+	h.rows.reset(b, gids, ng)
+	defer func() {
+		h.dec64.Reset(nil)
+		h.rows.reset(nil, nil, 0)
+	}()
 	for i, f := range r.fns {
 		f.grow(ng)
 		if skip != nil && skip[i] {

@@ -50,7 +50,7 @@ func newAverage(fn *plan.Expr, c *fnContext) (*fnSpec, error) {
 		rt := sparktype.DecimalOf(min(sparktype.MaxDecimalPrecision, t.Precision+4), min(sparktype.MaxDecimalPrecision, t.Scale+4))
 		return &fnSpec{name: "avg", bufTypes: []sparktype.Type{st, sparktype.LongType}, resultType: rt,
 			newState: func() function {
-				return &avgDecimal{in: in, ansi: ansi, st: st, rt: rt, acc: newDecSum(st, c.singleGroup)}
+				return &avgDecimal{in: in, ansi: ansi, st: st, rt: rt, acc: newDecSum(st, c.singleGroup), rows: c.rows}
 			}}, nil
 	}
 	return nil, refuse("aggregate function avg over %s is not supported natively", t)
@@ -156,7 +156,13 @@ type avgDecimal struct {
 	st, rt sparktype.Type
 	acc    *decSum
 	counts []int64
+	rows   *groupRows
+	// borrowed: acc is another function's, which adds the input to it (shareDecSums).
+	borrowed bool
 }
+
+func (f *avgDecimal) decAcc() (*decSum, *input) { return f.acc, f.in }
+func (f *avgDecimal) borrowAcc(acc *decSum)     { f.acc, f.borrowed = acc, true }
 
 func (f *avgDecimal) bufferTypes() []sparktype.Type {
 	return []sparktype.Type{f.st, sparktype.LongType}
@@ -168,13 +174,12 @@ func (f *avgDecimal) grow(n int) {
 }
 
 func (f *avgDecimal) update(ctx *exec.TaskContext, b *columnar.Batch, gids []uint32) error {
-	if vals, bound, ok := f.in.eval64(b); ok {
-		f.acc.addInt64(vals, bound, gids)
-		counts := f.counts
-		for _, g := range gids {
-			counts[g]++
+	if !f.borrowed {
+		if vals, bound, ok := f.in.eval64(b); ok {
+			f.acc.addInt64(vals, bound, gids)
+			f.count(nil, 0, b, gids)
+			return nil
 		}
-		return nil
 	}
 	col, err := f.in.eval(ctx, b)
 	if err != nil {
@@ -182,23 +187,37 @@ func (f *avgDecimal) update(ctx *exec.TaskContext, b *columnar.Batch, gids []uin
 	}
 	defer col.Release()
 	bits, off := validity(col)
-	f.acc.addColumn(fixedValues[decimal128.Num](col), bits, off, gids)
+	if !f.borrowed {
+		f.acc.addColumn(fixedValues[decimal128.Num](col), bits, off, gids)
+	}
+	f.count(bits, off, b, gids)
+	return nil
+}
+
+// count counts the rows with a non-null value per group.
+func (f *avgDecimal) count(bits []byte, off int, b *columnar.Batch, gids []uint32) {
 	counts := f.counts
 	if bits == nil {
+		if h := f.rows.counts(b, gids); h != nil {
+			addCounts(counts, h)
+			return
+		}
 		for _, g := range gids {
 			counts[g]++
 		}
-		return nil
+		return
 	}
 	for i, g := range gids {
 		if bitSet(bits, off, i) {
 			counts[g]++
 		}
 	}
-	return nil
 }
 
 func (f *avgDecimal) merge(cols []arrow.Array, gids []uint32) error {
+	if f.borrowed {
+		return errSharedMerge
+	}
 	sums, counts := fixedValues[decimal128.Num](cols[0]), fixedValues[int64](cols[1])
 	sbits, soff := validity(cols[0])
 	cbits, coff := validity(cols[1])

@@ -1,6 +1,7 @@
 package aggregate
 
 import (
+	"errors"
 	"math"
 	"math/big"
 	"math/bits"
@@ -38,6 +39,7 @@ type decSum struct {
 	// row count times its value bound stays below 2^63 no narrow sum can leave 64 bits, and
 	// addInt64 adds without checks.
 	reach uint64
+	part  []int64 // scratch of sumFew
 }
 
 const reachUnknown = math.MaxUint64
@@ -47,6 +49,57 @@ const (
 	decWide
 	decOverflow // the buffer went null; it stays null
 )
+
+// decSharer is a function whose state is a decimal sum of its input (sum, avg over a decimal).
+type decSharer interface {
+	// decAcc returns the function's accumulator and input.
+	decAcc() (*decSum, *input)
+	// borrowAcc makes acc, updated by another function over the same input, the function's sum:
+	// its update no longer adds to it.
+	borrowAcc(acc *decSum)
+}
+
+// shareDecSums makes the updating functions of a run that sum the same decimal column share one
+// accumulator: sum(x) and avg(x) (TPC-H Q1 has two such pairs) buffer the same decimal(p+10,s)
+// sum with the same overflow rules, so the second one adds nothing. Only for a run fed by the
+// child's rows (every merge goes into its own accumulator), without FILTER clauses (the
+// functions would see different rows) and for columns, not expressions (told equal by ordinal).
+func shareDecSums(specs []*fnSpec, fns []function) {
+	if noShareDecSums {
+		return
+	}
+	var owners map[int]*decSum
+	for i, f := range fns {
+		s := specs[i]
+		if !s.mode.updates() || s.filter != nil || s.codes != nil {
+			continue
+		}
+		d, ok := f.(decSharer)
+		if !ok {
+			continue
+		}
+		acc, in := d.decAcc()
+		if in == nil || in.e != nil {
+			continue
+		}
+		o, seen := owners[in.ordinal]
+		switch {
+		case !seen:
+			if owners == nil {
+				owners = map[int]*decSum{}
+			}
+			owners[in.ordinal] = acc
+		case o.t.Equal(acc.t) && o.single == acc.single && o.check == acc.check:
+			d.borrowAcc(o)
+		}
+	}
+}
+
+// noShareDecSums turns sharing off (tests compare against separate sums).
+var noShareDecSums bool
+
+// errSharedMerge reports a merge into a run whose functions share sums, which only updates.
+var errSharedMerge = errors.New("aggregate: merge into a shared decimal sum")
 
 func newDecSum(t sparktype.Type, single bool) *decSum {
 	return &decSum{t: t, single: single, check: !single && t.Precision > 18}
@@ -135,9 +188,13 @@ func (d *decSum) addInt64(vals []int64, bound uint64, gids []uint32) {
 			d.reach = d.narrowReach(len(vals))
 		}
 		if d.reach <= math.MaxInt64-span {
-			small := d.small
-			for i, g := range gids {
-				small[g] += vals[i]
+			if len(d.small) <= len(vals)/16 {
+				d.part = sumFew(d.small, d.part, vals, gids)
+			} else {
+				small := d.small
+				for i, g := range gids {
+					small[g] += vals[i]
+				}
 			}
 			d.reach += span
 			return
@@ -156,6 +213,37 @@ func (d *decSum) addInt64(vals []int64, bound uint64, gids []uint32) {
 		}
 		d.addSlow(g, uint64(v), v>>63)
 	}
+}
+
+// sumFew adds vals into small by group, for few groups (len(small) well under len(vals)): four
+// interleaved partial sums per group, so that a row does not wait for the store of an earlier row
+// of its group (with few groups that is a few rows back). The caller's bound proves every sum,
+// partial or not, exact in 64 bits. part is scratch, returned for reuse.
+func sumFew(small, part []int64, vals []int64, gids []uint32) []int64 {
+	ng := len(small)
+	if cap(part) < 4*ng {
+		part = make([]int64, 4*ng)
+	}
+	part = part[:4*ng]
+	clear(part)
+	p0, p1, p2, p3 := part[:ng], part[ng:2*ng], part[2*ng:3*ng], part[3*ng:]
+	vals = vals[:len(gids)]
+	i := 0
+	for ; i+4 <= len(gids); i += 4 {
+		p0[gids[i]] += vals[i]
+		p1[gids[i+1]] += vals[i+1]
+		p2[gids[i+2]] += vals[i+2]
+		p3[gids[i+3]] += vals[i+3]
+	}
+	for ; i < len(gids); i++ {
+		p0[gids[i]] += vals[i]
+	}
+	p1, p2, p3 = p1[:len(p0)], p2[:len(p0)], p3[:len(p0)]
+	small = small[:len(p0)]
+	for g := range p0 {
+		small[g] += p0[g] + p1[g] + p2[g] + p3[g]
+	}
+	return part
 }
 
 // narrowReach returns the largest |small[g]|, or reachUnknown when there are too many groups

@@ -111,6 +111,9 @@ type fnContext struct {
 	// dec64 is the operator's narrowed decimal columns of the current batch (nil in tests that
 	// build functions alone).
 	dec64 *expr.Dec64Batch
+	// rows is the operator's rows per group of the current batch (nil in tests that build
+	// functions alone).
+	rows *groupRows
 }
 
 type fnBuilder func(fn *plan.Expr, c *fnContext) (*fnSpec, error)

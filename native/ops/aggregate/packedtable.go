@@ -264,15 +264,14 @@ func (t *packedTable) assign(keys []arrow.Array, n int, gids []uint32) error {
 			if !t.chooseLayout(keys, n) {
 				t.bytes = newBytesTable(t.types, t.composite)
 			}
-		case !t.fits(keys, n):
-			if err := t.migrate(); err != nil {
-				return err
-			}
 		}
 	}
 	if t.bytes != nil {
 		return t.bytes.assign(keys, n, gids)
 	}
+	// Strings are packed before the batch is known to fit the layout: packing reads every
+	// length anyway, and a second pass over the offsets (fits) ran on every batch. A batch with
+	// a string over its field is rare; its words are then dropped and the table migrates.
 	if cap(t.w0) < n {
 		t.w0 = make([]uint64, n)
 		if t.words == 2 {
@@ -285,10 +284,21 @@ func (t *packedTable) assign(keys []arrow.Array, n int, gids []uint32) error {
 		w[1] = t.w1[:n]
 		clear(w[1])
 	}
+	long := false
 	for i := range t.fields {
-		if err := t.fields[i].pack(w[t.fields[i].word], w[t.fields[i].nullWord], keys[i], n); err != nil {
+		f := &t.fields[i]
+		lens, err := f.pack(w[f.word], w[f.nullWord], keys[i], n)
+		if err != nil {
 			return err
 		}
+		// lens is at least the longest string and below twice it: over maxLen, fits decides.
+		long = long || (f.kind == pkString && lens > uint(f.maxLen))
+	}
+	if long && !t.fits(keys, n) {
+		if err := t.migrate(); err != nil {
+			return err
+		}
+		return t.bytes.assign(keys, n, gids)
 	}
 	if t.words == 1 {
 		t.probe1(w[0], gids)
@@ -298,8 +308,9 @@ func (t *packedTable) assign(keys []arrow.Array, n int, gids []uint32) error {
 	return nil
 }
 
-// pack ors the field's bits of rows [0, n) of col into vw (value word) and nw (null word).
-func (f *packedField) pack(vw, nw []uint64, col arrow.Array, n int) error {
+// pack ors the field's bits of rows [0, n) of col into vw (value word) and nw (null word). For a
+// string field it returns the OR of the lengths of the non-null strings (see packStrings).
+func (f *packedField) pack(vw, nw []uint64, col arrow.Array, n int) (lens uint, err error) {
 	valid, off := validity(col)
 	switch c := col.(type) {
 	case *array.Boolean:
@@ -328,12 +339,12 @@ func (f *packedField) pack(vw, nw []uint64, col arrow.Array, n int) error {
 		}
 	case *array.String, *array.Binary:
 		offs, data, _ := binaryParts(c)
-		packStrings(vw, offs, data, valid, off, f.shift, uint(8*f.maxLen))
+		lens = packStrings(vw, offs, data, valid, off, f.shift, uint(8*f.maxLen))
 	default:
-		return fmt.Errorf("grouping key column of type %s is not supported", col.DataType())
+		return 0, fmt.Errorf("grouping key column of type %s is not supported", col.DataType())
 	}
 	if valid == nil {
-		return nil
+		return lens, nil
 	}
 	// A null's value bits are cleared (its slot in the column holds anything) and its null bit set.
 	vmask := ^(widthMask(f.width) << f.shift)
@@ -343,7 +354,7 @@ func (f *packedField) pack(vw, nw []uint64, col arrow.Array, n int) error {
 			nw[i] |= 1 << f.nullBit
 		}
 	}
-	return nil
+	return lens, nil
 }
 
 func widthMask(w uint) uint64 {
@@ -361,15 +372,18 @@ func packInts[T int8 | int16 | int32 | int64](w []uint64, vals []T, shift, width
 	}
 }
 
-// packStrings packs each valid string (at most 7 bytes, checked by fits) as its bytes with its
-// length at bit lenAt; nulls are left to the caller. A string is read as the 8 bytes where it
-// starts, masked to its length, unless it is too near the end of the data buffer.
-func packStrings(w []uint64, offs []int32, data []byte, valid []byte, off int, shift, lenAt uint) {
+// packStrings packs each valid string (at most 7 bytes, when the OR of the lengths it returns
+// is at most the field's) as its bytes with its length at bit lenAt; nulls are left to the
+// caller. A string is read as the 8 bytes where it starts, masked to its length, unless it is too
+// near the end of the data buffer. A longer string packs garbage, which the caller drops.
+func packStrings(w []uint64, offs []int32, data []byte, valid []byte, off int, shift, lenAt uint) uint {
 	offs = offs[:len(w)+1]
 	safe := len(data) - 8
+	var lens uint
 	if valid == nil {
 		for i := range w {
 			o, l := int(offs[i]), uint(offs[i+1]-offs[i])
+			lens |= l
 			var v uint64
 			if o <= safe {
 				v = binary.LittleEndian.Uint64(data[o:o+8]) & strMask[l&7]
@@ -378,13 +392,14 @@ func packStrings(w []uint64, offs []int32, data []byte, valid []byte, off int, s
 			}
 			w[i] |= (v | uint64(l)<<(lenAt&63)) << (shift & 63)
 		}
-		return
+		return lens
 	}
 	for i := range w {
 		if !bitutil.BitIsSet(valid, off+i) { // its length may be anything
 			continue
 		}
 		o, l := int(offs[i]), uint(offs[i+1]-offs[i])
+		lens |= l
 		var v uint64
 		if o <= safe {
 			v = binary.LittleEndian.Uint64(data[o:o+8]) & strMask[l&7]
@@ -393,6 +408,7 @@ func packStrings(w []uint64, offs []int32, data []byte, valid []byte, off int, s
 		}
 		w[i] |= (v | uint64(l)<<(lenAt&63)) << (shift & 63)
 	}
+	return lens
 }
 
 // strMask[l] keeps a string's l bytes of a little-endian word.

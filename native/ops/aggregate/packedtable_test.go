@@ -167,6 +167,14 @@ func TestPackedTableLayouts(t *testing.T) {
 	if pt.bytes == nil || gids[0] != 3 || gids[1] != 4 || gids[2] != 2 {
 		t.Fatalf("after a long string: migrated %v, groups %v, want [3 4 2]", pt.bytes != nil, gids)
 	}
+	// Lengths 3 and 4 OR to 7, over the field's 4 bytes: packStrings' bound is not enough, the
+	// exact check keeps the layout.
+	pt = newPackedTable([]sparktype.Type{sparktype.StringType, sparktype.StringType}, true)
+	pt.assign([]arrow.Array{strCol([]string{"A", "N", ""}, nil), strCol([]string{"F", "", "x"}, nil)}, 3, gids)
+	pt.assign([]arrow.Array{strCol([]string{"abc", "abcd", "A"}, nil), strCol([]string{"F", "F", "F"}, nil)}, 3, gids)
+	if pt.bytes != nil || gids[0] != 3 || gids[1] != 4 || gids[2] != 0 {
+		t.Fatalf("strings of 3 and 4 bytes: migrated %v, groups %v, want [3 4 0]", pt.bytes != nil, gids)
+	}
 }
 
 // randKeyColumn builds n random values of ty with nulls, from a small domain (plus extremes);

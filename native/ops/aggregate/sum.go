@@ -56,7 +56,7 @@ func newSum(fn *plan.Expr, c *fnContext) (*fnSpec, error) {
 		rt := sparktype.DecimalOf(min(sparktype.MaxDecimalPrecision, t.Precision+10), t.Scale)
 		return &fnSpec{name: "sum", bufTypes: []sparktype.Type{rt, sparktype.BooleanType}, resultType: rt,
 			newState: func() function {
-				return &sumDecimal{in: in, ansi: ansi, rt: rt, acc: newDecSum(rt, c.singleGroup)}
+				return &sumDecimal{in: in, ansi: ansi, rt: rt, acc: newDecSum(rt, c.singleGroup), rows: c.rows}
 			}}, nil
 	}
 	return nil, refuse("aggregate function sum over %s is not supported natively", t)
@@ -227,7 +227,13 @@ type sumDecimal struct {
 	rt    sparktype.Type
 	acc   *decSum
 	empty []bool
+	rows  *groupRows
+	// borrowed: acc is another function's, which adds the input to it (shareDecSums).
+	borrowed bool
 }
+
+func (f *sumDecimal) decAcc() (*decSum, *input) { return f.acc, f.in }
+func (f *sumDecimal) borrowAcc(acc *decSum)     { f.acc, f.borrowed = acc, true }
 
 func (f *sumDecimal) bufferTypes() []sparktype.Type {
 	return []sparktype.Type{f.rt, sparktype.BooleanType}
@@ -239,9 +245,12 @@ func (f *sumDecimal) grow(n int) {
 }
 
 func (f *sumDecimal) update(ctx *exec.TaskContext, b *columnar.Batch, gids []uint32) error {
+	if f.borrowed {
+		return f.seenOnly(ctx, b, gids)
+	}
 	if vals, bound, ok := f.in.eval64(b); ok {
 		f.acc.addInt64(vals, bound, gids)
-		f.seen(nil, 0, gids)
+		f.seen(nil, 0, b, gids)
 		return nil
 	}
 	col, err := f.in.eval(ctx, b)
@@ -252,14 +261,35 @@ func (f *sumDecimal) update(ctx *exec.TaskContext, b *columnar.Batch, gids []uin
 	bits, off := validity(col)
 	vals := fixedValues[decimal128.Num](col)
 	f.acc.addColumn(vals, bits, off, gids)
-	f.seen(bits, off, gids)
+	f.seen(bits, off, b, gids)
+	return nil
+}
+
+// seenOnly is update for a sum whose accumulator another function adds to (shareDecSums).
+func (f *sumDecimal) seenOnly(ctx *exec.TaskContext, b *columnar.Batch, gids []uint32) error {
+	col, err := f.in.eval(ctx, b)
+	if err != nil {
+		return err
+	}
+	bits, off := validity(col)
+	f.seen(bits, off, b, gids)
+	col.Release()
 	return nil
 }
 
 // seen marks the groups of the rows with a non-null value as not empty.
-func (f *sumDecimal) seen(bits []byte, off int, gids []uint32) {
+func (f *sumDecimal) seen(bits []byte, off int, b *columnar.Batch, gids []uint32) {
 	empty := f.empty
 	if bits == nil {
+		if h := f.rows.counts(b, gids); h != nil {
+			empty = empty[:len(h)]
+			for g, c := range h {
+				if c != 0 {
+					empty[g] = false
+				}
+			}
+			return
+		}
 		for _, g := range gids {
 			empty[g] = false
 		}
@@ -273,6 +303,9 @@ func (f *sumDecimal) seen(bits []byte, off int, gids []uint32) {
 }
 
 func (f *sumDecimal) merge(cols []arrow.Array, gids []uint32) error {
+	if f.borrowed {
+		return errSharedMerge
+	}
 	sums := fixedValues[decimal128.Num](cols[0])
 	sbits, soff := validity(cols[0])
 	ebits, eoff := boolBits(cols[1])
