@@ -127,10 +127,10 @@ func (c *column) codes(n int, dst []int32, mem memory.Allocator) (codes []int32,
 		out := dst[pos : pos+ch.k]
 		bad := false
 		if ch.m == ch.k {
-			for i, x := range idx {
-				bad = bad || uint32(x) >= nd
-				out[i] = x
-			}
+			// A batch across pages: copied, then checked as a whole (a check per code in the
+			// copy's loop cost more than both).
+			copy(out, idx)
+			bad = !codesBelow(out, nd)
 		} else {
 			j := 0
 			for i, lv := range ch.def {
@@ -155,11 +155,7 @@ func (c *column) codes(n int, dst []int32, mem memory.Allocator) (codes []int32,
 
 // codesBelow reports whether every index is below nd.
 func codesBelow(idx []int32, nd uint32) bool {
-	var hi uint32
-	for _, x := range idx {
-		hi = max(hi, uint32(x))
-	}
-	return len(idx) == 0 || hi < nd
+	return columnar.CodesBelow(idx, int(nd))
 }
 
 // codesThenValues builds the batch's column from the codes read so far and the values of the
