@@ -213,6 +213,11 @@ func (p *pageReader) decompress(dst *[]byte, src []byte, size int32) ([]byte, er
 	if p.codec == nil {
 		return src, nil
 	}
+	if n := int(size); cap(*dst) < n && n <= maxPresized {
+		// Room to spare: the next row group's dictionary or page is often a little larger,
+		// and the codec would allocate (and zero) a buffer of exactly its size for each.
+		*dst = make([]byte, 0, n+n/8)
+	}
 	out, err := p.codec.Decode((*dst)[:0], src)
 	if err != nil {
 		return nil, fmt.Errorf("decompress a page: %v: %w", err, pq.ErrCorrupted)
@@ -223,6 +228,10 @@ func (p *pageReader) decompress(dst *[]byte, src []byte, size int32) ([]byte, er
 	}
 	return out, nil
 }
+
+// maxPresized is the largest buffer sized from a page header's word before its page is
+// decompressed (a damaged header must not allocate gigabytes; the codec sizes larger pages).
+const maxPresized = 64 << 20
 
 // page is one decoded data page: n rows, their definition levels (nil when the column is
 // required) and their values, as dictionary indexes or as values.
@@ -461,6 +470,12 @@ func (p *pageReader) values(pg *page, enc format.Encoding, data []byte, c *curso
 		if len(data) > 0 {
 			if data[0] > 32 {
 				return fmt.Errorf("dictionary indexes of %d bits: %w", data[0], pq.ErrCorrupted)
+			}
+			if n := pg.n + 8; cap(p.idx) < n {
+				// As for decompress: the decoder grows its output by doubling, from the
+				// previous page's size, a copy and an allocation for most pages a little
+				// larger than all before them (the last group of 8 may be padding).
+				p.idx = make([]int32, 0, n+n/8)
 			}
 			err = noPanic(func() (err error) { idx, err = (&rle.DictionaryEncoding{}).DecodeInt32(p.idx[:0], data); return })
 			if err != nil {
