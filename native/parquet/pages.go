@@ -57,12 +57,13 @@ type pageReader struct {
 
 const windowBytes = 256 << 10
 
-// readBudget is the window bytes a reader may hold over all its columns: a column's chunk is read
-// whole when its share allows. One read per chunk costs less than a window's: a window ends within
-// a page, whose start is then read again, and a dictionary page larger than a window was read
-// twice (its first window's worth at its header's read). TPC-H lineitem's chunks (SF1, 14 row
-// groups a file) are at most 1.5 MB, and a third of the bytes read were read again.
-const readBudget = 64 << 20
+// readBudget is the window bytes a reader may hold over all its columns (Go heap, outside the
+// task's accounted memory, hence small): a column's chunk is read whole when its share allows, in
+// windows of its share otherwise. Fewer, larger reads cost less, but what mattered more was bytes
+// read twice, which bytes() no longer does: a dictionary page larger than a window was read twice
+// and every page across a window's end had its start read again (a third of the decode scan's
+// bytes over TPC-H SF1 lineitem, whose chunks are at most 1.5 MB).
+const readBudget = 16 << 20
 
 // windowFor is the window of each of ncols columns' page readers.
 func windowFor(ncols int) int64 {
