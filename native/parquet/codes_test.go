@@ -1,9 +1,12 @@
 package parquet
 
 import (
+	"bytes"
+	"encoding/binary"
 	"errors"
 	"math"
 	"os"
+	"slices"
 	"testing"
 
 	pq "github.com/parquet-go/parquet-go"
@@ -133,6 +136,43 @@ func codesOutOfRange(t *testing.T, path string, n int) {
 				if !errors.Is(rerr, pq.ErrCorrupted) {
 					t.Errorf("page %d (rows from %d), batch %d, codes %v: %v, want a corrupt file", page, first, batch, coded, rerr)
 				}
+			}
+		}
+	}
+}
+
+// A BYTE_ARRAY dictionary decodes to what parquet-go's PLAIN decoder gives (values packed,
+// offsets from 0), values of every length around copyShort's 16 and 32 bytes included, reusing
+// its buffers from page to page; a length past the page's end fails as corrupt.
+func TestByteArrayDictionary(t *testing.T) {
+	p := &pageReader{leaf: &leafInfo{phys: format.ByteArray}}
+	var val []byte
+	var off []uint32
+	for seed := range 40 {
+		var page []byte
+		for i := 0; i < seed*7; i++ {
+			n := (i*31 + seed) % 70
+			page = binary.LittleEndian.AppendUint32(page, uint32(n))
+			for k := 0; k < n; k++ {
+				page = append(page, byte(i+k))
+			}
+		}
+		got, err := p.plain(page, &val, &off, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wv, wo, err := pq.LookupEncoding(format.Plain).DecodeByteArray(nil, page, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.n != len(wo)-1 || !bytes.Equal(got.data, wv) || !slices.Equal(got.offsets, wo) {
+			t.Fatalf("seed %d: %d values %q %v, want %q %v", seed, got.n, got.data, got.offsets, wv, wo)
+		}
+		if len(page) > 8 {
+			bad := slices.Clone(page)
+			binary.LittleEndian.PutUint32(bad, uint32(len(page)))
+			if _, err := p.plain(bad, &val, &off, false); !errors.Is(err, pq.ErrCorrupted) {
+				t.Fatalf("seed %d: a length past the page: %v", seed, err)
 			}
 		}
 	}
