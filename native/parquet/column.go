@@ -71,12 +71,12 @@ func (c *cursor) start(pages pq.Pages) {
 }
 
 // startOwn reads the chunk's pages with the cursor's own page reader.
-func (c *cursor) startOwn(ra io.ReaderAt, md *format.ColumnMetaData) {
+func (c *cursor) startOwn(ra io.ReaderAt, md *format.ColumnMetaData, window int64) {
 	c.stop()
 	if c.own == nil {
 		c.own = &pageReader{}
 	}
-	c.own.start(ra, c.leaf, md)
+	c.own.start(ra, c.leaf, md, window)
 	c.useOwn = true
 }
 
@@ -346,9 +346,9 @@ func (c *column) init() {
 
 // start moves the column to a new chunk; it reports whether the chunk's pages are read by the
 // cursor's own page reader (when own allows it).
-func (c *column) start(fc *pq.FileColumnChunk, md *format.ColumnMetaData, own bool) bool {
+func (c *column) start(fc *pq.FileColumnChunk, md *format.ColumnMetaData, own bool, window int64) bool {
 	if own && c.cur.nest == nil && ownPages(c.leaf, md) {
-		c.cur.startOwn(fc.File(), md)
+		c.cur.startOwn(fc.File(), md, window)
 		return true
 	}
 	c.cur.start(fc.Pages())

@@ -496,7 +496,7 @@ func (nc *nestedColumn) start(r *Reader, i int) error {
 				i, c.leaf.name, off, md.TotalCompressedSize, r.file.Size())
 		}
 		r.stats.BytesRead += md.TotalCompressedSize
-		c.start(fc, md, false) // a nested leaf: parquet-go decodes its levels
+		c.start(fc, md, false, 0) // a nested leaf: parquet-go decodes its levels
 		l.ls.n, l.ls.pos = 0, 0
 	}
 	nc.left = rg.NumRows

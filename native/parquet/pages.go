@@ -27,9 +27,9 @@ import (
 // Page checksums are not verified: Spark's reader (parquet-mr, parquet.page.verify-checksum.enabled
 // false by default) does not verify them either, and a file Spark reads must read here too.
 //
-// The file's bytes are read a window at a time (at least windowBytes, a whole page at least), so
-// a page's header and body come in one read, and an uncompressed page's values are a view of the
-// window until the next page.
+// The file's bytes are read a window at a time (the whole chunk when the reader's budget allows,
+// else at least windowBytes, a whole page at least), so a page's header and body come in one
+// read, and an uncompressed page's values are a view of the window until the next page.
 type pageReader struct {
 	ra     io.ReaderAt
 	leaf   *leafInfo
@@ -41,6 +41,7 @@ type pageReader struct {
 	win    []byte // the file's bytes [winOff, winOff+len(win))
 	winOff int64
 	buf    []byte // win's storage
+	winMax int64  // bytes a window read takes (at least what is asked for)
 
 	hdr  thrift.BytesReader
 	dec  *thrift.Decoder
@@ -55,6 +56,19 @@ type pageReader struct {
 }
 
 const windowBytes = 256 << 10
+
+// readBudget is the window bytes a reader may hold over all its columns (Go heap, outside the
+// task's accounted memory, hence small): a column's chunk is read whole when its share allows, in
+// windows of its share otherwise. Fewer, larger reads cost less, but what mattered more was bytes
+// read twice, which bytes() no longer does: a dictionary page larger than a window was read twice
+// and every page across a window's end had its start read again (a third of the decode scan's
+// bytes over TPC-H SF1 lineitem, whose chunks are at most 1.5 MB).
+const readBudget = 16 << 20
+
+// windowFor is the window of each of ncols columns' page readers.
+func windowFor(ncols int) int64 {
+	return max(windowBytes, readBudget/int64(max(ncols, 1)))
+}
 
 // noIndexes marks a dictionary-encoded page without values (all null) as dictionary-encoded.
 var noIndexes = []int32{}
@@ -90,13 +104,17 @@ func ownPages(l *leafInfo, md *format.ColumnMetaData) bool {
 	return false
 }
 
-func (p *pageReader) start(ra io.ReaderAt, l *leafInfo, md *format.ColumnMetaData) {
+func (p *pageReader) start(ra io.ReaderAt, l *leafInfo, md *format.ColumnMetaData, window int64) {
 	p.ra, p.leaf, p.maxDef = ra, l, l.maxDef
 	p.off = md.DataPageOffset
 	if md.DictionaryPageOffset > 0 && md.DictionaryPageOffset < p.off {
 		p.off = md.DictionaryPageOffset
 	}
 	p.end = p.off + md.TotalCompressedSize
+	p.winMax = window
+	if window <= 0 {
+		p.winMax = windowBytes
+	}
 	p.codec = nil
 	if md.Codec != format.Uncompressed {
 		p.codec = pq.LookupCompressionCodec(md.Codec)
@@ -111,22 +129,38 @@ func (p *pageReader) start(ra io.ReaderAt, l *leafInfo, md *format.ColumnMetaDat
 // bytes returns the file's bytes [off, off+n) (fewer at the chunk's end), reading a new window
 // when the current one does not hold them.
 func (p *pageReader) bytes(off int64, n int) ([]byte, error) {
-	if off >= p.winOff && off+int64(n) <= p.winOff+int64(len(p.win)) {
+	winEnd := p.winOff + int64(len(p.win))
+	if off >= p.winOff && off+int64(n) <= winEnd {
 		return p.win[off-p.winOff : off-p.winOff+int64(n)], nil
 	}
-	size := int64(max(n, windowBytes))
+	size := max(int64(n), p.winMax)
 	if off+size > p.end {
 		size = p.end - off
 	}
 	if size < int64(n) {
 		return nil, fmt.Errorf("page of %d bytes at offset %d past its column chunk's end (%d): %w", n, off, p.end, pq.ErrCorrupted)
 	}
-	p.buf = grow(p.buf, int(size))
-	if m, err := p.ra.ReadAt(p.buf, off); m < len(p.buf) {
+	// What the window holds from off on (a page that runs past its end) moves to the new
+	// window's front rather than being read again.
+	var kept []byte
+	if off >= p.winOff && off < winEnd {
+		kept = p.win[off-p.winOff:]
+	}
+	if int64(cap(p.buf)) < size {
+		nb := make([]byte, size, size+size/4)
+		copy(nb, kept)
+		p.buf = nb
+	} else {
+		p.buf = p.buf[:size]
+		copy(p.buf, kept)
+	}
+	keep := len(kept)
+	if m, err := p.ra.ReadAt(p.buf[keep:], off+int64(keep)); m < len(p.buf)-keep {
+		p.win = nil
 		if err == nil || err == io.EOF {
 			err = io.ErrUnexpectedEOF
 		}
-		return nil, fmt.Errorf("read %d bytes at offset %d: %w", len(p.buf), off, err)
+		return nil, fmt.Errorf("read %d bytes at offset %d: %w", len(p.buf)-keep, off+int64(keep), err)
 	}
 	p.win, p.winOff = p.buf, off
 	return p.win[:n], nil
@@ -180,6 +214,11 @@ func (p *pageReader) decompress(dst *[]byte, src []byte, size int32) ([]byte, er
 	if p.codec == nil {
 		return src, nil
 	}
+	if n := int(size); cap(*dst) < n && n <= maxPresized {
+		// Room to spare: the next row group's dictionary or page is often a little larger,
+		// and the codec would allocate (and zero) a buffer of exactly its size for each.
+		*dst = make([]byte, 0, n+n/8)
+	}
 	out, err := p.codec.Decode((*dst)[:0], src)
 	if err != nil {
 		return nil, fmt.Errorf("decompress a page: %v: %w", err, pq.ErrCorrupted)
@@ -190,6 +229,10 @@ func (p *pageReader) decompress(dst *[]byte, src []byte, size int32) ([]byte, er
 	}
 	return out, nil
 }
+
+// maxPresized is the largest buffer sized from a page header's word before its page is
+// decompressed (a damaged header must not allocate gigabytes; the codec sizes larger pages).
+const maxPresized = 64 << 20
 
 // page is one decoded data page: n rows, their definition levels (nil when the column is
 // required) and their values, as dictionary indexes or as values.
@@ -429,6 +472,12 @@ func (p *pageReader) values(pg *page, enc format.Encoding, data []byte, c *curso
 			if data[0] > 32 {
 				return fmt.Errorf("dictionary indexes of %d bits: %w", data[0], pq.ErrCorrupted)
 			}
+			if n := pg.n + 8; cap(p.idx) < n {
+				// As for decompress: the decoder grows its output by doubling, from the
+				// previous page's size, a copy and an allocation for most pages a little
+				// larger than all before them (the last group of 8 may be padding).
+				p.idx = make([]int32, 0, n+n/8)
+			}
 			err = noPanic(func() (err error) { idx, err = (&rle.DictionaryEncoding{}).DecodeInt32(p.idx[:0], data); return })
 			if err != nil {
 				return fmt.Errorf("dictionary indexes: %v: %w", err, pq.ErrCorrupted)
@@ -474,17 +523,55 @@ func (p *pageReader) plain(data []byte, val *[]byte, off *[]uint32, inPage bool)
 		*off = o
 		return rawVals{data: data, offsets: o, n: len(o) - 1, prefixed: true}, nil
 	}
-	var v []byte
-	var o []uint32
-	err := noPanic(func() (err error) {
-		v, o, err = pq.LookupEncoding(format.Plain).DecodeByteArray((*val)[:0], data, (*off)[:0])
-		return
-	})
-	if err != nil {
-		return rawVals{}, fmt.Errorf("byte array values: %v: %w", err, pq.ErrCorrupted)
+	// A dictionary's values are packed without their lengths, in one pass that checks each
+	// length and moves values of up to 64 bytes in 16-byte blocks (parquet-go's decoder called
+	// memmove per value: a comment dictionary has 40k of them, of 10 to 43 bytes).
+	if uint64(len(data)) > math.MaxUint32 {
+		return rawVals{}, fmt.Errorf("a page of %d bytes: %w", len(data), pq.ErrCorrupted)
 	}
-	*val, *off = v, o
-	return makeRaw(l, 0, v, o), nil
+	v := grow(*val, len(data)+64) // the values take less than the page; slack for copyDictValue
+	*val = v
+	o := append((*off)[:0], 0)
+	w := 0
+	for pos := 0; pos < len(data); {
+		if len(data)-pos < 4 {
+			return rawVals{}, fmt.Errorf("byte array value %d: a length of %d bytes at the page's end: %w",
+				len(o)-1, len(data)-pos, pq.ErrCorrupted)
+		}
+		n := int(binary.LittleEndian.Uint32(data[pos:]))
+		if n > len(data)-pos-4 || n < 0 {
+			return rawVals{}, fmt.Errorf("byte array value %d of %d bytes runs past the page's end (%d bytes left): %w",
+				len(o)-1, n, len(data)-pos-4, pq.ErrCorrupted)
+		}
+		w += copyDictValue(v[w:], data, pos+4, pos+4+n)
+		pos += 4 + n
+		o = append(o, uint32(w))
+	}
+	*off = o
+	return makeRaw(l, 0, v[:w], o), nil
+}
+
+// copyDictValue copies data[a:b] to dst and returns its length: a value of up to 64 bytes in
+// 16-byte blocks, without a call to memmove, when dst and data have 64 bytes from its start (the
+// bytes past it that it writes are the next value's, or slack).
+func copyDictValue(dst, data []byte, a, b int) int {
+	n := b - a
+	if n > 64 || a+64 > len(data) || len(dst) < 64 {
+		return copy(dst, data[a:b])
+	}
+	src := data[a : a+64]
+	dst = dst[:64]
+	*(*[16]byte)(dst) = *(*[16]byte)(src)
+	if n > 16 {
+		*(*[16]byte)(dst[16:]) = *(*[16]byte)(src[16:])
+		if n > 32 {
+			*(*[16]byte)(dst[32:]) = *(*[16]byte)(src[32:])
+			if n > 48 {
+				*(*[16]byte)(dst[48:]) = *(*[16]byte)(src[48:])
+			}
+		}
+	}
+	return n
 }
 
 // indexByteArray appends to off the position of each PLAIN BYTE_ARRAY value of data (its 4-byte

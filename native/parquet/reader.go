@@ -93,8 +93,10 @@ type Reader struct {
 	stats    Stats
 	// noOwnPages reads every chunk with parquet-go (tests and benchmarks compare the two paths).
 	noOwnPages bool
-	err        error // sticky
-	closed     bool
+	// window, when set, is every own page reader's window instead of windowFor's (tests).
+	window int64
+	err    error // sticky
+	closed bool
 	// lazy is the batch NextLazy returned last, until it is finished (lazy.go).
 	lazy     *LazyBatch
 	lazyCols []lazyColumn
@@ -338,7 +340,11 @@ func (r *Reader) startRowGroup(i int) error {
 				i, c.leaf.name, off, md.TotalCompressedSize, r.file.Size())
 		}
 		r.stats.BytesRead += md.TotalCompressedSize
-		if c.start(fc, md, !r.noOwnPages) {
+		win := r.window
+		if win == 0 {
+			win = windowFor(len(r.cols))
+		}
+		if c.start(fc, md, !r.noOwnPages, win) {
 			r.stats.ChunksOwnPages++
 		} else {
 			r.stats.ChunksParquetGo++

@@ -127,10 +127,10 @@ func (c *column) codes(n int, dst []int32, mem memory.Allocator) (codes []int32,
 		out := dst[pos : pos+ch.k]
 		bad := false
 		if ch.m == ch.k {
-			for i, x := range idx {
-				bad = bad || uint32(x) >= nd
-				out[i] = x
-			}
+			// A batch across pages: copied, then checked as a whole (a check per code in the
+			// copy's loop cost more than both).
+			copy(out, idx)
+			bad = !codesBelow(out, nd)
 		} else {
 			j := 0
 			for i, lv := range ch.def {
@@ -155,11 +155,7 @@ func (c *column) codes(n int, dst []int32, mem memory.Allocator) (codes []int32,
 
 // codesBelow reports whether every index is below nd.
 func codesBelow(idx []int32, nd uint32) bool {
-	var hi uint32
-	for _, x := range idx {
-		hi = max(hi, uint32(x))
-	}
-	return len(idx) == 0 || hi < nd
+	return columnar.CodesBelow(idx, int(nd))
 }
 
 // codesThenValues builds the batch's column from the codes read so far and the values of the
@@ -491,21 +487,32 @@ func gatherRows[T any](dst []T, rows []int32, base int32, idx []int32, dict []T)
 }
 
 func (d *fixedDecoder[T]) dictArray(c *cursor, mem memory.Allocator) (arrow.Array, error) {
-	if err := d.loadDict(c); err != nil {
+	var zero T
+	if c.dict == d.dictOf {
+		nd := len(d.dict)
+		vb := newOutBuffer(mem, (nd+1)*int(unsafe.Sizeof(zero)))
+		out := viewAs[T](vb.Bytes(), nd+1)
+		copy(out, d.dict)
+		out[nd] = zero
+		return makeArray(d.dt, nd+1, 1, dictValidity(mem, nd), vb), nil
+	}
+	// Not converted yet: converted straight into the array (a column read as codes only never
+	// needs the decoder's own copy; a price column's dictionary is as large as its row group).
+	raw := &c.dict.vals
+	nd := raw.n
+	vb := newOutBuffer(mem, (nd+1)*int(unsafe.Sizeof(zero)))
+	out := viewAs[T](vb.Bytes(), nd+1)
+	if err := d.conv(out[:nd], raw, 0, nd); err != nil {
+		vb.Release()
 		return nil, err
 	}
-	var zero T
-	nd := len(d.dict)
-	vb := newBuffer(mem, (nd+1)*int(unsafe.Sizeof(zero)))
-	out := viewAs[T](vb.Bytes(), nd+1)
-	copy(out, d.dict)
 	out[nd] = zero
 	return makeArray(d.dt, nd+1, 1, dictValidity(mem, nd), vb), nil
 }
 
 // dictValidity is the validity of a dictionary array: nd valid entries, then the null one.
 func dictValidity(mem memory.Allocator, nd int) *memory.Buffer {
-	b := newBuffer(mem, int(bitutil.BytesForBits(int64(nd+1))))
+	b := newOutBuffer(mem, int(bitutil.BytesForBits(int64(nd+1))))
 	bits := b.Bytes()
 	clear(bits)
 	bitutil.SetBitsTo(bits, 0, int64(nd), true)
@@ -664,7 +671,7 @@ func (d *bytesDecoder) dictArray(c *cursor, mem memory.Allocator) (arrow.Array, 
 		}
 	}
 	nd := d.dictN
-	ob := newBuffer(mem, (nd+2)*4)
+	ob := newOutBuffer(mem, (nd+2)*4)
 	offs := viewAs[int32](ob.Bytes(), nd+2)
 	var vals []byte
 	if d.fixed {
@@ -686,7 +693,7 @@ func (d *bytesDecoder) dictArray(c *cursor, mem memory.Allocator) (arrow.Array, 
 		return nil, errOffsetOverflow
 	}
 	offs[nd+1] = offs[nd]
-	db := newBuffer(mem, len(vals))
+	db := newOutBuffer(mem, len(vals))
 	copy(db.Bytes(), vals)
 	return makeArray(d.dt, nd+1, 1, dictValidity(mem, nd), ob, db), nil
 }

@@ -2,6 +2,7 @@ package aggregate
 
 import (
 	"cmp"
+	"encoding/binary"
 	"errors"
 	"slices"
 
@@ -43,6 +44,13 @@ type codedFn struct {
 	dict arrow.Array
 	// used has 1 for the entries some live row used (unordered functions).
 	used []byte
+	// full: every entry that fold offers (the valid ones) is marked, so marking more changes
+	// nothing and mark only checks the codes. A small dictionary (flags, dates, quantities) is
+	// full after a batch or two, and then stays so for the rest of its row group.
+	full bool
+	// lastNull: the dictionary's only null entry is its last one (the Lazy.Codes convention),
+	// or it has none; the others are not checked for fullness, and fold reads no validity.
+	lastNull bool
 	// first has, per entry, 1 + the input position of the first live row that used it (ordered
 	// functions); 0 when none did.
 	first []int64
@@ -176,6 +184,9 @@ func (c *codedFn) hold(dict arrow.Array) {
 	dict.Retain()
 	c.dict = dict
 	n := dict.Len()
+	c.full = false
+	nn := dict.NullN()
+	c.lastNull = nn == 0 || nn == 1 && dict.IsNull(n-1)
 	if c.in.ordered {
 		c.first = slices.Grow(c.first[:0], n)[:n]
 		clear(c.first)
@@ -195,12 +206,22 @@ func (c *codedFn) mark(codes []int32, live []int32, n int, base int64) bool {
 	if !c.in.ordered {
 		used := c.used
 		if live == nil {
+			if c.full {
+				return columnar.CodesBelow(codes[:n], len(used))
+			}
 			for _, x := range codes[:n] {
 				if uint32(x) < uint32(len(used)) {
 					used[x] = 1
 				} else {
 					ok = false
 				}
+			}
+			c.checkFull(n)
+			return ok
+		}
+		if c.full {
+			for _, i := range live {
+				ok = ok && uint32(codes[i]) < uint32(len(used))
 			}
 			return ok
 		}
@@ -211,6 +232,7 @@ func (c *codedFn) mark(codes []int32, live []int32, n int, base int64) bool {
 				ok = false
 			}
 		}
+		c.checkFull(len(live))
 		return ok
 	}
 	first := c.first
@@ -241,6 +263,33 @@ func (c *codedFn) mark(codes []int32, live []int32, n int, base int64) bool {
 	return ok
 }
 
+// checkFull sets full when every entry but a last null one is marked, after a batch that marked
+// rows codes; it looks only when the dictionary is no larger than that batch, so that looking
+// costs less than the marks did, eight entries at a time.
+func (c *codedFn) checkFull(rows int) {
+	used := c.used
+	if !c.lastNull || len(used) > rows || len(used) == 0 {
+		return
+	}
+	used = used[:len(used)-1] // the null entry, or a value fold offers only when marked
+	if c.dict.NullN() == 0 {
+		used = c.used
+	}
+	const ones = 0x0101010101010101
+	i := 0
+	for ; i+8 <= len(used); i += 8 {
+		if binary.LittleEndian.Uint64(used[i:]) != ones {
+			return
+		}
+	}
+	for _, u := range used[i:] {
+		if u == 0 {
+			return
+		}
+	}
+	c.full = true
+}
+
 // fold offers the non-null entries c marked to its function (in the order rows first used them
 // when that matters) through the function's merge, and drops the marks.
 func (h *HashAggregate) fold(r *aggRun, c *codedFn) error {
@@ -259,6 +308,21 @@ func (h *HashAggregate) fold(r *aggRun, c *codedFn) error {
 			}
 		}
 		slices.SortFunc(idx, func(a, b int32) int { return cmp.Compare(c.first[a], c.first[b]) })
+	} else if c.lastNull {
+		// The valid entries are those before a last null one: no validity to read, and, as a
+		// mark is 0 or 1, each entry is written and kept by the count of marks alone (no branch
+		// to mispredict on a dictionary half used).
+		used := c.used
+		if dict.NullN() > 0 {
+			used = used[:len(used)-1]
+		}
+		idx = slices.Grow(idx, len(used))[:len(used)]
+		k := 0
+		for i, u := range used {
+			idx[k] = int32(i)
+			k += int(u)
+		}
+		idx = idx[:k]
 	} else {
 		for i, u := range c.used {
 			if u != 0 && bitSet(bits, off, i) {

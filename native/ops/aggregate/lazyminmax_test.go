@@ -478,3 +478,52 @@ func TestLazyMarksAccounted(t *testing.T) {
 		t.Errorf("%d bytes left allocated", u)
 	}
 }
+
+// A function's marks become full once every valid entry of the dictionary is marked (a null
+// entry, last, need not be), never for a dictionary with a null elsewhere; full marks still
+// refuse a code outside the dictionary, of a live row only.
+func TestCodedFnFull(t *testing.T) {
+	mem := memory.NewGoAllocator()
+	mk := func(vals []int64, valid []bool) arrow.Array {
+		b := array.NewInt64Builder(mem)
+		defer b.Release()
+		b.AppendValues(vals, valid)
+		return b.NewArray()
+	}
+	c := &codedFn{in: &codesInput{}}
+	lastNull := mk([]int64{5, 1, 9, 0}, []bool{true, true, true, false})
+	defer lastNull.Release()
+	c.hold(lastNull)
+	if !c.mark([]int32{0, 1, 0, 1}, nil, 4, 0) || c.full {
+		t.Fatalf("two of three entries marked: full %v", c.full)
+	}
+	if !c.mark([]int32{2, 2}, nil, 2, 0) || c.full {
+		t.Fatal("a batch smaller than the dictionary looked at it")
+	}
+	if !c.mark([]int32{2, 2, 2, 2}, nil, 4, 0) || !c.full {
+		t.Fatal("every value entry marked, not full")
+	}
+	if !c.mark([]int32{3, 0, 2}, nil, 3, 0) || c.mark([]int32{0, 4}, nil, 2, 0) || c.mark([]int32{-1}, nil, 1, 0) {
+		t.Fatal("full marks: the null code refused or a code outside accepted")
+	}
+	if !c.mark([]int32{0, 7}, []int32{0}, 2, 0) || c.mark([]int32{0, 7}, []int32{1}, 2, 0) {
+		t.Fatal("full marks, live rows: a dead row's code checked or a live one's not")
+	}
+	c.drop()
+
+	noNull := mk([]int64{1, 2}, nil)
+	defer noNull.Release()
+	c.hold(noNull)
+	if c.full || !c.mark([]int32{1}, nil, 1, 0) || c.full || !c.mark([]int32{0, 1}, nil, 2, 0) || !c.full {
+		t.Fatalf("no null entry: full %v", c.full)
+	}
+	c.drop()
+
+	midNull := mk([]int64{1, 0, 3, 0}, []bool{true, false, true, false})
+	defer midNull.Release()
+	c.hold(midNull)
+	if !c.mark([]int32{0, 1, 2, 3, 0, 1, 2, 3}, nil, 8, 0) || c.full {
+		t.Fatal("a null entry not last: full")
+	}
+	c.drop()
+}
