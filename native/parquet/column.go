@@ -74,7 +74,7 @@ func (c *cursor) start(pages pq.Pages) {
 func (c *cursor) startOwn(ra io.ReaderAt, md *format.ColumnMetaData, window int64) {
 	c.stop()
 	if c.own == nil {
-		c.own = &pageReader{}
+		c.own = pageReaders.Get().(*pageReader)
 	}
 	c.own.start(ra, c.leaf, md, window)
 	c.useOwn = true
@@ -377,6 +377,13 @@ func (c *column) releaseScratch() {
 		c.dec.release()
 	}
 	c.cur.bools = nil
+	if c.cur.own != nil {
+		// The reader is done: nothing views its buffers past the chunk they hold (the next
+		// chunk's pages overwrite them anyway), so the next file's reader takes them.
+		c.cur.own.detach()
+		pageReaders.Put(c.cur.own)
+		c.cur.own = nil
+	}
 }
 
 func (c *column) read(n int, mem memory.Allocator) (arrow.Array, error) {
