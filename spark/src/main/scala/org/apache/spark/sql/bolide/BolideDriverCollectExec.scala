@@ -80,7 +80,7 @@ object BolideDriverCollectExec {
   def applies(top: BolideExec): Boolean = {
     def fed(p: SparkPlan): Boolean = p match {
       case b: BolideExec => b.children.nonEmpty && b.children.forall(fed)
-      case BolideRowToArrowExec(_: BolideGatherExec) => true
+      case _: BolideGatherExec | BolideRowToArrowExec(_: BolideGatherExec) => true
       case _ => false
     }
     fed(top)

@@ -10,6 +10,7 @@ import org.apache.spark.sql.execution.exchange.{ENSURE_REQUIREMENTS, ShuffleExch
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.DecimalType
+import org.apache.spark.sql.vectorized.ColumnarBatch
 
 /**
  * In place of the shuffle to a single partition under a global aggregate (no GROUP BY): the
@@ -29,20 +30,33 @@ case class BolideGatherExec(child: SparkPlan) extends UnaryExecNode with BolideN
   override def nodeName: String = "BolideGather"
   override def output: Seq[Attribute] = child.output
   override def outputPartitioning: Partitioning = SinglePartition
+  // Columnar both ways: the partial block's batches are read without Spark's transition to rows
+  // (its code generation and closure cleaning cost a short query milliseconds), and the final
+  // block reads the gathered states as Arrow.
+  override def supportsColumnar: Boolean = true
 
   override lazy val metrics: Map[String, SQLMetric] = Map(
     "numOutputRows" -> SQLMetrics.createMetric(sparkContext, "number of output rows"),
     "numPartitions" -> SQLMetrics.createMetric(sparkContext, "partitions gathered"))
 
-  override protected def doExecute(): RDD[InternalRow] = {
-    // The partial side runs now, as a job of its own (as a range shuffle's sampling job does
-    // while the plan executes); its rows are copies owned by the driver.
-    val partial = child.execute()
-    val rows: Array[InternalRow] = partial.mapPartitionsInternal(_.map(_.copy())).collect()
+  /**
+   * The partial side runs now, as a job of its own (as a range shuffle's sampling job does while
+   * the plan executes); the rows are copies owned by the driver.
+   */
+  private def gather(): Array[InternalRow] = {
+    val partial = child.executeColumnar()
+    val s = child.schema
+    val rows = partial.mapPartitionsInternal(BolideDriverCollectExec.rows(_, s)).collect()
     longMetric("numOutputRows") += rows.length
     longMetric("numPartitions") += partial.getNumPartitions
-    sparkContext.parallelize(rows.toSeq, 1)
+    rows
   }
+
+  override protected def doExecute(): RDD[InternalRow] = sparkContext.parallelize(gather().toSeq, 1)
+
+  override protected def doExecuteColumnar(): RDD[ColumnarBatch] =
+    BolideRowToArrowExec.toArrow(sparkContext.parallelize(gather().toSeq, 1), child.schema,
+      BolideConf.BATCH_SIZE.getInt(conf))
 
   override protected def withNewChildInternal(newChild: SparkPlan): SparkPlan = copy(child = newChild)
 }

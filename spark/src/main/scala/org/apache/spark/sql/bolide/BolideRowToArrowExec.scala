@@ -45,8 +45,10 @@ object BolideRowToArrowExec {
 
   def arrowSchema(schema: StructType): Schema = ArrowUtils.toArrowSchema(schema, "UTC", true, false)
 
+  // mapPartitionsInternal: the function holds nothing but its arguments, so it needs none of the
+  // closure cleaning (reading classes' bytecode) mapPartitions does on the driver for every query.
   def toArrow(rows: RDD[InternalRow], schema: StructType, batchSize: Int): RDD[ColumnarBatch] =
-    rows.mapPartitions { it =>
+    rows.mapPartitionsInternal { it =>
       val allocator = BolideArrow.newTaskAllocator("bolide-row-to-arrow")
       val batches = new ArrowBatches(it, schema, batchSize, allocator)
       Option(TaskContext.get()).foreach(_.addTaskCompletionListener[Unit] { _ =>
