@@ -105,7 +105,8 @@ class Run:
         return None
 
     def execute(self):
-        env = dict(os.environ, BOLIDE_MEMCHECK="0")  # production mode: no checking allocator
+        # production mode (no checking allocator); the driver samples the pool's use for the report
+        env = dict(os.environ, BOLIDE_MEMCHECK="0", BENCH_OFFHEAP_SAMPLER="1")
         if self.engine == "bolide":
             env["GODEBUG"] = "gctrace=1"
         self.log = open(self.log_path, "w", buffering=1)

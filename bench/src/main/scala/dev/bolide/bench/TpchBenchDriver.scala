@@ -105,7 +105,10 @@ object TpchBenchDriver {
       return
     }
     countShuffleBytes(spark)
-    offHeapSampler
+    // Only for `make bench-memory`: a thread waking every 5 ms (and taking the memory manager's
+    // lock, which every engine's tasks take too) slowed the timed queries' tasks by up to a
+    // fifth on 2 cores (TPC-H Q6: task run 38-61 ms against 35-48 without it).
+    if (sys.env.get("BENCH_OFFHEAP_SAMPLER").contains("1")) offHeapSampler
     format match {
       case "parquet" =>
         // The TPC-H tables, or whatever tables a data directory has (one subdirectory each: the
