@@ -20,7 +20,7 @@ import org.apache.spark.sql.vectorized.ColumnarBatch
  * between the two stages, which is most of a short query's time (TPC-H Q6: about 20 ms of 150).
  * This is what Spark's own `RDD.aggregate` does, and what `SparkPlan.executeCollect` does for a
  * query's result: partition results travel to the driver as task results (bounded by
- * `spark.driver.maxResultSize`), compressed rows.
+ * `spark.driver.maxResultSize`), as rows.
  *
  * Only for states of fixed width (sums, counts, averages, min/max of numbers and dates...): a
  * state that grows with its input (collect_list, a sketch) keeps Spark's shuffle, whose reducer

@@ -73,10 +73,10 @@ class GatherSuite extends BolideSuiteBase {
   }
 
   @Test def growingStatesKeepTheShuffle(): Unit = {
-    Seq("SELECT min(str), count(*) FROM types", "SELECT collect_list(id) FROM types WHERE id < 40",
+    // Answers as Spark's, the scan native, and Spark's shuffle kept.
+    Seq("SELECT min(str), count(*) FROM types", "SELECT sort_array(collect_list(id)) FROM types WHERE id < 40",
       "SELECT max(bin) FROM types").foreach { sql =>
-      val df = spark.sql(sql)
-      df.collect()
+      val df = checkNative(sql, Seq("BolideScan"))
       assertFalse(s"$sql: no gather for a state of unbounded width\n${df.queryExecution.executedPlan}",
         nativeOperators(df).contains(Gather))
     }
@@ -136,9 +136,17 @@ class GatherSuite extends BolideSuiteBase {
     val sql = "SELECT sum(l) AS s, count(*) AS c FROM types WHERE id % 4 = 0"
     val expected = withConf("spark.bolide.enabled" -> "false") { spark.sql(sql).collect().toSeq }
     // take/show (executeTake), the RDD of rows, and a parent operator in Spark above it.
-    assertEquals(expected, spark.sql(sql).take(5).toSeq)
-    assertEquals(expected, spark.sql(sql).rdd.collect().toSeq)
-    assertEquals(expected.map(_.getLong(1)), spark.sql(sql).toLocalIterator().asScala.map(_.getLong(1)).toSeq)
+    val taken = spark.sql(sql)
+    assertEquals(expected, taken.take(5).toSeq)
+    val viaRdd = spark.sql(sql)
+    assertEquals(expected, viaRdd.rdd.collect().toSeq)
+    val iterated = spark.sql(sql)
+    assertEquals(expected.map(_.getLong(1)), iterated.toLocalIterator().asScala.map(_.getLong(1)).toSeq)
+    Seq(taken, viaRdd, iterated).foreach { df =>
+      val ran = nativeOperators(df)
+      assertTrue(s"gathered natively: ${ran.mkString(", ")}",
+        ran.contains(Gather) && ran.count(_ == "BolideHashAggregate") >= 2)
+    }
     gathered(s"SELECT s, c, uuid() IS NOT NULL FROM ($sql)")
   }
 
