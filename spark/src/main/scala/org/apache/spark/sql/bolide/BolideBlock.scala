@@ -12,7 +12,7 @@ import org.apache.spark.sql.execution.aggregate.BaseAggregateExec
 import org.apache.spark.sql.execution.exchange.{BroadcastExchangeLike, ReusedExchangeExec}
 import org.apache.spark.sql.bolide.shuffle.{BolideBroadcastBatches, BolideBroadcastExchangeExec, BolideShuffledBatchRDD}
 import org.apache.spark.sql.execution.joins.{BaseJoinExec, BolideBroadcastRows}
-import org.apache.spark.sql.execution.datasources.{FilePartition, FileScanRDD}
+import org.apache.spark.sql.execution.datasources.{FilePartition, FileScanRDD, PartitionedFile}
 import org.apache.spark.sql.execution.datasources.v2.BatchScanExec
 import org.apache.spark.sql.execution.metric.SQLMetric
 import org.apache.spark.sql.internal.SQLConf
@@ -58,15 +58,10 @@ object BolideBlock {
       else Partitioned(BolideRowToArrowExec.toArrow(c.execute(), c.schema, BolideConf.BATCH_SIZE.getInt(sqlConf)))
     }
     val inputRDDs = BlockInput.partitioned(blockInputs)
-    val fileRDDs = scans.toSeq.map { case (id, s) =>
-      s.inputRDD match {
-        case f: FileScanRDD => (id, s, f)
-        case other => throw new IllegalStateException(
-          s"${s.nodeName} produced ${other.getClass.getSimpleName}, not a FileScanRDD")
-      }
-    }
-    val scanParts = fileRDDs.map { case (id, s, f) => (id, f.filePartitions.toArray, s.relation.partitionSchema) }
-    val readers = fileRDDs.map { case (id, s, f) => id -> SparkFileReader.of(s, f) }.toMap
+    val scanParts = scans.toSeq.map { case (id, s) => (id, ScanSplits.of(s), s.relation.partitionSchema) }
+    // Spark's reader of each scan, for the files Go cannot decode: built only if a task asks.
+    val deferred = scans.toSeq.map { case (id, s) => id -> SparkFileReader.of(s) }
+    val readers = deferred.map { case (id, (r, _)) => id -> r }.toMap
     val counts = inputRDDs.map(_.getNumPartitions) ++ scanParts.map(_._2.length) ++ icebergScans.map(_._2.length)
     if (counts.distinct.size > 1) {
       throw new IllegalStateException(
@@ -79,7 +74,8 @@ object BolideBlock {
       icebergReaders, icebergInputs, readers,
       BolideConf.BATCH_SIZE.getInt(sqlConf), numPartitions,
       top.schema, top.longMetric("numOutputRows"), top.longMetric("numOutputBatches"),
-      top.longMetric("nativeTime"), operators, if (dispatch == null) null else dispatchable(dispatch, nodes.toSeq))
+      top.longMetric("nativeTime"), operators, if (dispatch == null) null else dispatchable(dispatch, nodes.toSeq),
+      readerOwners = deferred.map(_._2._2))
   }
 
   /**
@@ -203,7 +199,9 @@ class BolideBlockRDD(
     numOutputBatches: SQLMetric,
     nativeTime: SQLMetric,
     operators: Seq[NativeOperatorMetrics],
-    dispatchExpressions: Array[Expression] = null)
+    dispatchExpressions: Array[Expression] = null,
+    // The driver's side of the deferred Spark readers: while this RDD lives, tasks can get them.
+    @transient private val readerOwners: Seq[AnyRef] = Nil)
   extends RDD[ColumnarBatch](sc, BlockInput.partitioned(blockInputs).map(new OneToOneDependency(_))) {
 
   private def inputs: Seq[RDD[ColumnarBatch]] = BlockInput.partitioned(blockInputs)
@@ -282,5 +280,59 @@ class BolideBlockRDD(
       () => owned.foreach(_.close()), operators)
     context.addTaskCompletionListener[Unit](_ => it.close())
     it
+  }
+}
+
+/**
+ * A file scan's splits, as FileSourceScanExec.inputRDD makes them (bucketed or not, after dynamic
+ * partition pruning), without its read function: the RDD-building methods are private, so they are
+ * called by reflection with a reader that never runs; should they not be there (another Spark
+ * build), inputRDD's own splits are taken.
+ */
+object ScanSplits {
+  private type Read = PartitionedFile => Iterator[org.apache.spark.sql.catalyst.InternalRow]
+  private val noRead: Read = _ => throw new IllegalStateException("ScanSplits' placeholder reader")
+
+  private lazy val createReadRDD = method("createReadRDD", classOf[Function1[_, _]],
+    classOf[org.apache.spark.sql.execution.ScanFileListing])
+  private lazy val createBucketedReadRDD = method("createBucketedReadRDD",
+    classOf[org.apache.spark.sql.catalyst.catalog.BucketSpec], classOf[Function1[_, _]],
+    classOf[org.apache.spark.sql.execution.ScanFileListing])
+
+  private def method(name: String, types: Class[_]*): Option[java.lang.reflect.Method] =
+    try {
+      val m = classOf[FileSourceScanExec].getDeclaredMethod(name, types: _*)
+      m.setAccessible(true)
+      Some(m)
+    } catch { case scala.util.control.NonFatal(_) => None }
+
+  // Protected in FileSourceScanLike (public in bytecode).
+  private lazy val selectedPartitions = public("dynamicallySelectedPartitions")
+  private lazy val sendDriverMetrics = public("sendDriverMetrics")
+
+  private def public(name: String): Option[java.lang.reflect.Method] =
+    try Some(classOf[FileSourceScanExec].getMethod(name)) catch { case scala.util.control.NonFatal(_) => None }
+
+  def of(s: FileSourceScanExec): Array[FilePartition] = {
+    val viaReflection = for {
+      selected <- selectedPartitions
+      send <- sendDriverMetrics
+      create <- if (s.bucketedScan) createBucketedReadRDD else createReadRDD
+    } yield {
+      val listing = selected.invoke(s)
+      val rdd = if (s.bucketedScan) create.invoke(s, s.relation.bucketSpec.get, noRead, listing)
+        else create.invoke(s, noRead, listing)
+      (rdd, send)
+    }
+    viaReflection match {
+      case Some((f: FileScanRDD, send)) =>
+        send.invoke(s)
+        f.filePartitions.toArray
+      case _ => s.inputRDD match {
+        case f: FileScanRDD => f.filePartitions.toArray
+        case other => throw new IllegalStateException(
+          s"${s.nodeName} produced ${other.getClass.getSimpleName}, not a FileScanRDD")
+      }
+    }
   }
 }

@@ -11,7 +11,7 @@ import org.apache.spark.executor.TaskMetrics
 import org.apache.spark.memory.TaskMemoryManager
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, UnsafeProjection}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, BoundReference, InterpretedUnsafeProjection}
 import org.apache.spark.sql.catalyst.plans.physical.{Partitioning, SinglePartition}
 import org.apache.spark.sql.execution.{SQLExecution, SparkPlan, UnaryExecNode}
 import org.apache.spark.sql.execution.metric.SQLMetrics
@@ -61,10 +61,8 @@ case class BolideDriverCollectExec(child: SparkPlan) extends UnaryExecNode {
 
   override def executeTail(n: Int): Array[InternalRow] = executeCollect().takeRight(n)
 
-  private def collectByJob(batches: RDD[ColumnarBatch]): Array[InternalRow] = {
-    val s = schema
-    batches.mapPartitionsInternal(BolideDriverCollectExec.rows(_, s)).collect()
-  }
+  private def collectByJob(batches: RDD[ColumnarBatch]): Array[InternalRow] =
+    BolideDriverCollectExec.collectRows(batches, schema)
 
   override protected def withNewChildInternal(newChild: SparkPlan): SparkPlan = copy(child = newChild)
 }
@@ -86,10 +84,30 @@ object BolideDriverCollectExec {
     fed(top)
   }
 
-  /** Copies of the rows of a block's batches (the batches are reused and released after). */
+  /**
+   * Copies of the rows of a block's batches (the batches are reused and released after). The
+   * projection is interpreted: a gathered partition or a collected result is a handful of rows,
+   * and generating and looking up code for them cost each task about a millisecond.
+   */
   def rows(batches: Iterator[ColumnarBatch], schema: StructType): Iterator[InternalRow] = {
-    val proj = UnsafeProjection.create(schema)
+    val proj = InterpretedUnsafeProjection.createProjection(
+      schema.fields.toSeq.zipWithIndex.map { case (f, i) => BoundReference(i, f.dataType, f.nullable) })
     batches.flatMap(_.rowIterator().asScala.map(r => proj(r).copy(): InternalRow))
+  }
+
+  /**
+   * Every partition's rows, collected to the driver as `RDD.collect` does, but through a job
+   * function of a named class: Spark's closure cleaner reads the bytecode of a lambda's class (for
+   * `collect`, all of RDD's) on every job, which cost a short query several milliseconds.
+   */
+  def collectRows(batches: RDD[ColumnarBatch], schema: StructType): Array[InternalRow] =
+    batches.sparkContext.runJob(batches, new CollectRows(schema), 0 until batches.getNumPartitions).flatten
+
+  /** The job function of `collectRows`: a partition's rows, copied. */
+  final class CollectRows(schema: StructType)
+    extends ((TaskContext, Iterator[ColumnarBatch]) => Array[InternalRow]) with Serializable {
+    override def apply(context: TaskContext, batches: Iterator[ColumnarBatch]): Array[InternalRow] =
+      rows(batches, schema).toArray
   }
 
   /** Runs the one partition of `batches` in this thread, as a task of its own. */

@@ -63,7 +63,13 @@ case class BolideExec(
     "nativeTime" -> SQLMetrics.createNanoTimingMetric(sparkContext, "time in native block")) ++
     (if (BolideExec.Spilling(nativeName)) {
       Map("spillSize" -> SQLMetrics.createSizeMetric(sparkContext, "spill size"))
-    } else Map.empty)
+    } else Map.empty) ++
+    // A file scan's listing metrics (files, their size, partitions, listing time): the driver
+    // fills and posts Spark's own scan's, which the UI shows under this node.
+    (original match {
+      case s: org.apache.spark.sql.execution.FileSourceScanExec => s.metrics.filter { case (k, _) => BolideExec.ScanDriverMetrics(k) }
+      case _ => Map.empty
+    })
 
   override def simpleString(maxFields: Int): String = {
     val s = original.simpleString(maxFields)
@@ -99,6 +105,10 @@ object BolideExec {
   /** The native operators that spill (docs/tuning.md): they show Spark's "spill size". */
   val Spilling: Set[String] = Set("BolideHashAggregate", "BolideSort", "BolideShuffledHashJoin",
     "BolideSortMergeJoin", "BolideBroadcastHashJoin", "BolideWindow")
+
+  /** FileSourceScanExec's metrics that its driver fills while listing and splitting the files. */
+  val ScanDriverMetrics: Set[String] = Set("numFiles", "filesSize", "numPartitions", "metadataTime",
+    "pruningTime", "staticFilesNum", "staticFilesSize")
 
   /** Why a Spark node was not replaced; read by the explain generator. */
   val FallbackReason: TreeNodeTag[String] = TreeNodeTag[String]("bolide.fallback")

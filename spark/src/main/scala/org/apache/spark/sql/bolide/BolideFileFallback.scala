@@ -1,42 +1,141 @@
 package org.apache.spark.sql.bolide
 
-import scala.util.control.NonFatal
+import java.lang.ref.WeakReference
+import java.util.concurrent.ConcurrentHashMap
+import java.util.concurrent.atomic.AtomicLong
 
 import org.apache.arrow.memory.BufferAllocator
 
+import scala.util.control.NonFatal
+
+import org.apache.spark.SparkEnv
+import org.apache.spark.internal.Logging
+import org.apache.spark.rpc.{RpcCallContext, RpcEnv, ThreadSafeRpcEndpoint}
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.execution.FileSourceScanExec
-import org.apache.spark.sql.execution.datasources.{FileFormat, FileScanRDD, PartitionedFile}
+import org.apache.spark.sql.execution.datasources.{FileFormat, PartitionedFile}
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.vectorized.ColumnarBatch
+import org.apache.spark.util.RpcUtils
 
 /**
  * Spark's own reader of a native scan's files, for the files the Go engine finds it cannot
- * decode: it reads them as the scan would have in Spark (the read function of the scan's
- * FileScanRDD: its options, filters and partition values), and hands the batches to Go like a
- * Spark child's.
+ * decode: it reads them as the scan would have in Spark (the read function FileSourceScanExec
+ * builds for its FileScanRDD: its options, filters and partition values), and hands the batches to
+ * Go like a Spark child's.
+ *
+ * Building that function costs the driver about 10 ms per scan (a copy of the Hadoop
+ * configuration, serialized and broadcast), which is most of what a short query spends between its
+ * plan and its job, and almost no file ever needs it. So it is built on the driver the first time a
+ * task asks for it (`SparkFileReaders.resolve`): a task on a remote executor asks the driver's
+ * endpoint (Spark's RPC, as its map output tracker is asked), a task in the driver's JVM (local
+ * mode) builds it directly. The driver keeps the scan for as long as the RDD that reads it lives
+ * there.
  */
-final case class SparkFileReader(read: PartitionedFile => Iterator[InternalRow], schema: StructType)
+final case class SparkFileReader(key: Long, schema: StructType) {
+  @transient private lazy val function = SparkFileReaders.resolve(key)
+
+  def read(file: PartitionedFile): Iterator[InternalRow] = function(file)
+}
 
 object SparkFileReader {
-  /**
-   * The read function FileSourceScanExec built for its FileScanRDD (a constructor field, public in
-   * bytecode under its mangled name), or, where that is not there, one built the same way with
-   * rows as output.
-   */
-  def of(scan: FileSourceScanExec, rdd: FileScanRDD): SparkFileReader = {
-    val read = try {
-      val f = classOf[FileScanRDD].getDeclaredFields.find(_.getName.endsWith("readFunction")).get
-      f.setAccessible(true)
-      f.get(rdd).asInstanceOf[PartitionedFile => Iterator[InternalRow]]
-    } catch {
-      case NonFatal(_) =>
-        val rel = scan.relation
-        rel.fileFormat.buildReaderWithPartitionValues(rel.sparkSession, rel.dataSchema, rel.partitionSchema,
-          scan.requiredSchema, Nil, rel.options + (FileFormat.OPTION_RETURNING_BATCH -> "false"),
-          rel.sparkSession.sessionState.newHadoopConfWithOptions(rel.options))
+  /** The deferred reader of a native scan; `owner` (the driver's RDD) keeps it resolvable. */
+  def of(scan: FileSourceScanExec): (SparkFileReader, AnyRef) = {
+    val builder = new SparkFileReaders.Builder(scan)
+    (SparkFileReader(SparkFileReaders.register(builder), StructType(scan.requiredSchema.fields ++
+      scan.relation.partitionSchema.fields)), builder)
+  }
+}
+
+/** The driver's deferred readers, and the executors' way to them. */
+object SparkFileReaders extends Logging {
+  type Read = PartitionedFile => Iterator[InternalRow]
+
+  /** What a remote executor asks the driver's endpoint. */
+  final case class Request(key: Long) extends Serializable
+
+  /** Builds, once, the read function FileSourceScanExec.inputRDD would have built. */
+  final class Builder(scan: FileSourceScanExec) {
+    @volatile private var built: Read = _
+
+    def get(): Read = {
+      if (built == null) synchronized {
+        if (built == null) {
+          val rel = scan.relation
+          builds.incrementAndGet()
+          built = rel.sparkSession.withActive {
+            rel.fileFormat.buildReaderWithPartitionValues(rel.sparkSession, rel.dataSchema, rel.partitionSchema,
+              scan.requiredSchema,
+              // Protected in FileSourceScanLike (public in bytecode).
+              classOf[FileSourceScanExec].getMethod("pushedDownFilters").invoke(scan)
+                .asInstanceOf[Seq[org.apache.spark.sql.sources.Filter]],
+              rel.options + (FileFormat.OPTION_RETURNING_BATCH -> scan.supportsColumnar.toString),
+              scan.getHadoopConf(rel.sparkSession, rel.options))
+          }
+        }
+      }
+      built
     }
-    SparkFileReader(read, StructType(scan.requiredSchema.fields ++ scan.relation.partitionSchema.fields))
+  }
+
+  private val nextKey = new AtomicLong()
+  /** Readers built in this driver so far (tests check they are built only when a file needs one). */
+  val builds = new AtomicLong()
+  // Weak: the driver's BolideBlockRDD holds the builder; when the RDD is gone, so is the entry.
+  private val builders = new ConcurrentHashMap[Long, WeakReference[Builder]]()
+
+  /** The driver's endpoint that builds readers for remote executors' tasks. */
+  val EndpointName = "BolideSparkFileReaders"
+  private var endpointIn: RpcEnv = _
+
+  private final class Endpoint(override val rpcEnv: RpcEnv) extends ThreadSafeRpcEndpoint {
+    override def receiveAndReply(context: RpcCallContext): PartialFunction[Any, Unit] = {
+      case Request(key) => try context.reply(build(key)) catch { case NonFatal(e) => context.sendFailure(e) }
+    }
+  }
+
+  private def ensureEndpoint(): Unit = synchronized {
+    val env = SparkEnv.get
+    if (env != null && (endpointIn ne env.rpcEnv)) {
+      env.rpcEnv.setupEndpoint(EndpointName, new Endpoint(env.rpcEnv))
+      endpointIn = env.rpcEnv
+    }
+  }
+
+  def register(b: Builder): Long = {
+    ensureEndpoint()
+    builders.entrySet().removeIf(_.getValue.get() == null)
+    val key = nextKey.incrementAndGet()
+    builders.put(key, new WeakReference(b))
+    key
+  }
+
+  /** In the driver: the read function of `key`, built now if it was not yet. */
+  def build(key: Long): Read = {
+    val b = Option(builders.get(key)).flatMap(r => Option(r.get())).getOrElse(
+      throw new IllegalStateException(s"Bolide: Spark's reader of native scan $key is no longer known to the driver"))
+    b.get()
+  }
+
+  /**
+   * The read function of `key`: from the driver's registry when this JVM is the driver's (local
+   * mode, or a block run in the driver), else asked of the driver's endpoint.
+   */
+  def resolve(key: Long): Read = {
+    if (builders.containsKey(key)) {
+      // Built on a thread of its own: a task thread's SQLConf is the task's read-only copy.
+      val result = new java.util.concurrent.atomic.AtomicReference[Either[Throwable, Read]]()
+      val t = new Thread(() => result.set(try Right(build(key)) catch { case e: Throwable => Left(e) }),
+        s"bolide-spark-reader-$key")
+      t.setDaemon(true)
+      t.start()
+      t.join()
+      result.get().fold(e => throw e, identity)
+    } else {
+      logInfo(s"Bolide: asking the driver for Spark's reader of native scan $key")
+      val env = SparkEnv.get
+      RpcUtils.makeDriverRef(EndpointName, env.conf, env.rpcEnv).askSync[Read](Request(key))
+    }
   }
 }
 

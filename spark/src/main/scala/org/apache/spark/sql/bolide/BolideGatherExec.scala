@@ -45,8 +45,7 @@ case class BolideGatherExec(child: SparkPlan) extends UnaryExecNode with BolideN
    */
   private def gather(): Array[InternalRow] = {
     val partial = child.executeColumnar()
-    val s = child.schema
-    val rows = partial.mapPartitionsInternal(BolideDriverCollectExec.rows(_, s)).collect()
+    val rows = BolideDriverCollectExec.collectRows(partial, child.schema)
     longMetric("numOutputRows") += rows.length
     longMetric("numPartitions") += partial.getNumPartitions
     rows

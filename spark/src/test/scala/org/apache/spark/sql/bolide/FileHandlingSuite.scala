@@ -178,8 +178,14 @@ class FileHandlingSuite extends BolideSuiteBase {
       }
     }
     spark.read.parquet(d.getAbsolutePath).createOrReplaceTempView("codecs_t")
+    // Spark's reader is built on the driver only when a task meets such a file, once per scan.
+    val before = SparkFileReaders.builds.get()
     checkNative("SELECT codec, count(*), sum(id), max(s), sum(d) FROM codecs_t GROUP BY codec", Seq(Scan))
+    assertEquals(1, SparkFileReaders.builds.get() - before)
     checkNative("SELECT * FROM codecs_t WHERE k = 3 AND id % 100 = 1", Seq(Scan))
+    assertEquals(2, SparkFileReaders.builds.get() - before)
+    checkNative("SELECT codec, count(*), sum(id) FROM codecs_t WHERE codec IN ('snappy', 'zstd') GROUP BY codec", Seq(Scan))
+    assertEquals("no file needed Spark's reader, so none was built", 2, SparkFileReaders.builds.get() - before)
   }
 
   @Test def typeMismatchFailsWithSparksErrorClass(): Unit = {

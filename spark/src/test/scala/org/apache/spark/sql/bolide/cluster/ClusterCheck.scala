@@ -241,6 +241,29 @@ object ClusterCheck extends BolideSuiteBase {
     both ++ joins.map(c => c.copy(conf = c.conf :+ ("spark.sql.adaptive.enabled" -> "true")))
   }
 
+  /**
+   * Files the native reader cannot decode (Hadoop's LZ4 codec) next to files it reads: an
+   * executor's task asks the driver plugin for Spark's reader of the scan, built on the driver
+   * only then (SparkFileReaders), and reads those files with it.
+   */
+  private def fallbackCases: Seq[Case] = {
+    val d = Files.createTempDirectory("bolide-cluster-codecs").toFile
+    sys.addShutdownHook {
+      if (d.exists()) Files.walk(d.toPath).sorted(java.util.Comparator.reverseOrder()).forEach(p => Files.deleteIfExists(p))
+    }
+    withConf("spark.bolide.enabled" -> "false") {
+      Seq("snappy", "lz4").zipWithIndex.foreach { case (codec, k) =>
+        withConf("spark.sql.parquet.compression.codec" -> codec) {
+          spark.range(k * 20000, (k + 1) * 20000, 1, 2).selectExpr("id", "concat('v', id % 1000) AS s",
+            s"'$codec' AS codec").write.mode("append").partitionBy("codec").parquet(d.getAbsolutePath)
+        }
+      }
+    }
+    spark.read.parquet(d.getAbsolutePath).createOrReplaceTempView("codecs_t")
+    Seq(Case("spark-reader-fallback", "SELECT codec, count(*) AS c, sum(id) AS s, max(s) AS m FROM codecs_t GROUP BY codec",
+      keys = Seq("codec"), expectNative = Seq("BolideScan")))
+  }
+
   private def tpchCases(queriesDir: String): Seq[Case] = (1 to 22).map { n =>
     val sql = new String(Files.readAllBytes(new File(queriesDir, s"q$n.sql").toPath), StandardCharsets.UTF_8)
     val (keys, limit) = TpchSuite.OrderBy(n)
@@ -251,7 +274,7 @@ object ClusterCheck extends BolideSuiteBase {
     TpchSuite.Tables.foreach(t => spark.read.parquet(new File(tpchDir, t).getPath).createOrReplaceTempView(t))
     // BOLIDE_CLUSTER_CASES=<regex> runs only the cases whose names match (while debugging one).
     val only = Option(System.getenv("BOLIDE_CLUSTER_CASES")).filter(_.nonEmpty).map(_.r)
-    val cases = (shuffleCases ++ tpchCases(queriesDir)).filter(c => only.forall(_.findFirstIn(c.name).isDefined))
+    val cases = (shuffleCases ++ fallbackCases ++ tpchCases(queriesDir)).filter(c => only.forall(_.findFirstIn(c.name).isDefined))
     if (cases.isEmpty) problem("cases", s"no case matches BOLIDE_CLUSTER_CASES=${only.getOrElse("")}")
     cases.foreach(run)
   }
