@@ -95,20 +95,9 @@ object BolideDriverCollectExec {
     batches.flatMap(_.rowIterator().asScala.map(r => proj(r).copy(): InternalRow))
   }
 
-  /**
-   * Every partition's rows, collected to the driver as `RDD.collect` does, but through a job
-   * function of a named class: Spark's closure cleaner reads the bytecode of a lambda's class (for
-   * `collect`, all of RDD's) on every job, which cost a short query several milliseconds.
-   */
+  /** Every partition's rows, collected to the driver (BolideJobs: without closure cleaning). */
   def collectRows(batches: RDD[ColumnarBatch], schema: StructType): Array[InternalRow] =
-    batches.sparkContext.runJob(batches, new CollectRows(schema), 0 until batches.getNumPartitions).flatten
-
-  /** The job function of `collectRows`: a partition's rows, copied. */
-  final class CollectRows(schema: StructType)
-    extends ((TaskContext, Iterator[ColumnarBatch]) => Array[InternalRow]) with Serializable {
-    override def apply(context: TaskContext, batches: Iterator[ColumnarBatch]): Array[InternalRow] =
-      rows(batches, schema).toArray
-  }
+    BolideJobs.collect(batches.mapPartitionsInternal(rows(_, schema)))
 
   /** Runs the one partition of `batches` in this thread, as a task of its own. */
   def runInDriver(batches: RDD[ColumnarBatch], schema: StructType, local: java.util.Properties): Array[InternalRow] = {

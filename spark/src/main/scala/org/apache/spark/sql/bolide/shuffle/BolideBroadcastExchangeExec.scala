@@ -107,9 +107,9 @@ case class BolideBroadcastExchangeExec(mode: BroadcastMode, child: SparkPlan)
     val plan = NativePlans.broadcastEncode(schema)
     val conf = PlanEncoder.confJson(SQLConf.get)
     val codec = BolideConf.SHUFFLE_CODEC.get(SQLConf.get)
-    rdd.mapPartitionsInternal { batches =>
+    BolideJobs.collect(rdd.mapPartitionsInternal { batches =>
       Iterator(BolideBroadcastExchangeExec.encodePartition(batches, schema, plan, conf, codec))
-    }.collect()
+    })
   }
 
   override protected def doPrepare(): Unit = relationFuture
