@@ -116,10 +116,18 @@ func (w *walker) same(path string, nv, ov any, nerr, oerr error) bool {
 		return false
 	}
 	if !reflect.DeepEqual(nv, ov) {
-		w.t.Errorf("%s: %#v, want %#v", path, nv, ov)
+		w.t.Errorf("%s: %s, want %s", path, show(nv), show(ov))
 		return false
 	}
 	return true
+}
+
+// show prints a value as JSON where it can (raw fields stay readable), else with %#v.
+func show(v any) string {
+	if b, err := json.Marshal(v); err == nil {
+		return string(b)
+	}
+	return fmt.Sprintf("%#v", v)
 }
 
 func (w *walker) node(path string, n, o *plan.Node) {
