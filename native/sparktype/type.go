@@ -92,11 +92,30 @@ var simple = map[string]Type{
 	"timestamp_ntz": TimestampNTZType, "void": NullType,
 }
 
+// plainString decodes a JSON string of printable ASCII without escapes (every type name Spark
+// writes), which is its text as it is: planning parses types by the thousand, and encoding/json
+// would validate and reflect for each.
+func plainString(raw []byte) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return "", false
+	}
+	in := raw[1 : len(raw)-1]
+	for _, c := range in {
+		if c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return "", false
+		}
+	}
+	return string(in), true
+}
+
 // Parse reads Spark's DataType.json form. Types the engine does not know come back as Unsupported
 // with their name (never an error) so that planning can refuse them with a reason.
 func Parse(raw json.RawMessage) (Type, error) {
-	var s string
-	if err := json.Unmarshal(raw, &s); err == nil {
+	s, ok := plainString(raw)
+	if !ok {
+		ok = json.Unmarshal(raw, &s) == nil
+	}
+	if ok {
 		if t, ok := simple[s]; ok {
 			return t, nil
 		}

@@ -2,6 +2,7 @@ package sparktype
 
 import (
 	"encoding/json"
+	"reflect"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -54,5 +55,27 @@ func TestParseNested(t *testing.T) {
 	}
 	if !IntType.Readable() || NullType.Readable() {
 		t.Error("atomic Readable")
+	}
+}
+
+// Type names parse the same whether or not they take the plain-string shortcut.
+func TestParsePlainString(t *testing.T) {
+	for _, c := range []struct{ plain, other string }{
+		{`"integer"`, ` "integer" `},
+		{`"integer"`, `"int\u0065ger"`},
+		{`"decimal(25,2)"`, `"decimal(25,2)"` + "\n"},
+		{`"timestamp_ntz"`, `"timestamp\u005fntz"`},
+		{`"char(3)"`, `"char\u00283)"`},
+	} {
+		a, errA := Parse(json.RawMessage(c.plain))
+		b, errB := Parse(json.RawMessage(c.other))
+		if errA != nil || errB != nil || !reflect.DeepEqual(a, b) {
+			t.Errorf("%s: %v, %v; %s: %v, %v", c.plain, a, errA, c.other, b, errB)
+		}
+	}
+	for _, bad := range []string{`"`, `""x`, `"a"b"`, `"\"`} {
+		if _, err := Parse(json.RawMessage(bad)); err == nil {
+			t.Errorf("%s parses", bad)
+		}
 	}
 }
