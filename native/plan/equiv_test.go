@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/bolide-dev/bolide/native/plan"
@@ -248,5 +249,98 @@ func (w *walker) expr(path string, n, o *plan.Expr) {
 		d1, e1 := call(true, func() (any, error) { return n.DataTypeField(name) })
 		d2, e2 := call(false, func() (any, error) { return o.DataTypeField(name) })
 		w.same(fp+" DataTypeField", d1, d2, e1, e2)
+	}
+}
+
+// Tasks decode one shared plan from several goroutines: expressions decoded from one parse must
+// be safe to decode at the same time (run with -race).
+func TestConcurrentDecode(t *testing.T) {
+	raw, err := os.ReadFile("../translate/testdata/plan-q1.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r plan.PlanRequest
+	if err := json.Unmarshal(raw, &r); err != nil {
+		t.Fatal(err)
+	}
+	want := walkPlan(r.Plan)
+	got := make([]int, 4)
+	var wg sync.WaitGroup
+	for i := range got {
+		wg.Go(func() { got[i] = walkPlan(r.Plan) })
+	}
+	wg.Wait()
+	for i, g := range got {
+		if g != want {
+			t.Errorf("goroutine %d decoded %d expressions, want %d", i, g, want)
+		}
+	}
+}
+
+// walkPlan decodes every expression of a plan through the accessors, as operators do, and counts
+// them.
+func walkPlan(root *plan.Node) int {
+	var count func(e *plan.Expr) int
+	count = func(e *plan.Expr) int {
+		n := 1
+		for _, name := range slices.Sorted(maps.Keys(e.Fields)) {
+			if c, err := e.Child(name); err == nil {
+				n += count(c)
+			} else if cs, err := e.Children(name); err == nil {
+				for _, c := range cs {
+					if c != nil {
+						n += count(c)
+					}
+				}
+			}
+		}
+		_, _ = plan.References(e)
+		return n
+	}
+	var walk func(n *plan.Node) int
+	walk = func(n *plan.Node) int {
+		total := 0
+		for name := range n.Fields {
+			if e, err := n.Expr(name); err == nil && e != nil {
+				total += count(e)
+			} else if es, err := n.Exprs(name); err == nil {
+				for _, e := range es {
+					if e != nil {
+						total += count(e)
+					}
+				}
+			}
+		}
+		for _, c := range n.Children {
+			total += walk(c)
+		}
+		return total
+	}
+	return walk(root)
+}
+
+// BenchmarkWalk decodes every expression of a captured plan request, with encoding/json alone
+// and with the one-pass decoding.
+func BenchmarkWalk(b *testing.B) {
+	for _, q := range []string{"q6", "q1"} {
+		raw, err := os.ReadFile("../translate/testdata/plan-" + q + ".json")
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, fast := range []bool{false, true} {
+			mode := map[bool]string{false: "encoding-json", true: "one-pass"}[fast]
+			b.Run(q+"/"+mode, func(b *testing.B) {
+				defer plan.SetFastPath(fast)()
+				b.SetBytes(int64(len(raw)))
+				b.ReportAllocs()
+				for b.Loop() {
+					var r plan.PlanRequest
+					if err := json.Unmarshal(raw, &r); err != nil {
+						b.Fatal(err)
+					}
+					walkPlan(r.Plan)
+				}
+			})
+		}
 	}
 }
