@@ -344,3 +344,50 @@ func BenchmarkWalk(b *testing.B) {
 		}
 	}
 }
+
+// nested encodes a chain of depth Not expressions over one attribute.
+func nested(depth int) []byte {
+	var b bytes.Buffer
+	for range depth {
+		b.WriteString(`{"class":"org.apache.spark.sql.catalyst.expressions.Not","dataType":"boolean","nullable":true,"deterministic":true,"fields":{"child":`)
+	}
+	b.WriteString(`{"class":"org.apache.spark.sql.catalyst.expressions.AttributeReference","dataType":"boolean","nullable":true,"deterministic":true,"fields":{"name":"b"},"exprId":1,"ordinal":0,"name":"b"}`)
+	for range depth {
+		b.WriteString(`},"id":7}`)
+	}
+	return b.Bytes()
+}
+
+// BenchmarkDepth decodes a chain of expressions from its root to its leaf: per level, the one-pass
+// decoding costs the same at any depth, where encoding/json scanned the whole rest of the chain.
+func BenchmarkDepth(b *testing.B) {
+	for _, depth := range []int{10, 100, 400} {
+		raw := nested(depth)
+		for _, fast := range []bool{false, true} {
+			mode := map[bool]string{false: "encoding-json", true: "one-pass"}[fast]
+			b.Run(fmt.Sprintf("%d/%s", depth, mode), func(b *testing.B) {
+				defer plan.SetFastPath(fast)()
+				n := &plan.Node{NodeName: "N", Fields: map[string]json.RawMessage{"e": raw}}
+				b.SetBytes(int64(len(raw)))
+				for b.Loop() {
+					e, err := n.Expr("e")
+					for d := 0; err == nil && d < depth; d++ {
+						e, err = e.Child("child")
+					}
+					if err != nil || e.Name != "b" {
+						b.Fatal(e, err)
+					}
+				}
+			})
+		}
+	}
+}
+
+func TestDepth(t *testing.T) {
+	w := walker{t: t}
+	n := &plan.Node{NodeName: "N", Fields: map[string]json.RawMessage{"e": nested(60)}}
+	w.node("nested", n, n)
+	if w.exprs != 61 {
+		t.Errorf("%d expressions, want 61", w.exprs)
+	}
+}
