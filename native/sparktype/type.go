@@ -108,6 +108,39 @@ func plainString(raw []byte) (string, bool) {
 	return string(in), true
 }
 
+// plainDecimal reads "decimal(p,s)" as Spark writes it (no spaces, small non-negative numbers)
+// without the regular expression, which also reads the other forms.
+func plainDecimal(s string) (p, sc int32, ok bool) {
+	inner, ok := strings.CutPrefix(s, "decimal(")
+	if !ok {
+		return 0, 0, false
+	}
+	inner, ok = strings.CutSuffix(inner, ")")
+	if !ok {
+		return 0, 0, false
+	}
+	ps, ss, ok := strings.Cut(inner, ",")
+	if !ok {
+		return 0, 0, false
+	}
+	num := func(d string) (int32, bool) {
+		if len(d) == 0 || len(d) > 4 {
+			return 0, false
+		}
+		n := int32(0)
+		for _, c := range []byte(d) {
+			if c < '0' || c > '9' {
+				return 0, false
+			}
+			n = n*10 + int32(c-'0')
+		}
+		return n, true
+	}
+	p, okP := num(ps)
+	sc, okS := num(ss)
+	return p, sc, okP && okS
+}
+
 // Parse reads Spark's DataType.json form. Types the engine does not know come back as Unsupported
 // with their name (never an error) so that planning can refuse them with a reason.
 func Parse(raw json.RawMessage) (Type, error) {
@@ -118,6 +151,9 @@ func Parse(raw json.RawMessage) (Type, error) {
 	if ok {
 		if t, ok := simple[s]; ok {
 			return t, nil
+		}
+		if p, sc, ok := plainDecimal(s); ok {
+			return DecimalOf(p, sc), nil
 		}
 		if m := decimalRe.FindStringSubmatch(s); m != nil {
 			p, _ := strconv.Atoi(m[1])

@@ -3,6 +3,7 @@ package sparktype
 import (
 	"encoding/json"
 	"reflect"
+	"strconv"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -76,6 +77,26 @@ func TestParsePlainString(t *testing.T) {
 	for _, bad := range []string{`"`, `""x`, `"a"b"`, `"\"`} {
 		if _, err := Parse(json.RawMessage(bad)); err == nil {
 			t.Errorf("%s parses", bad)
+		}
+	}
+}
+
+// Decimal types read without the regular expression read as with it.
+func TestPlainDecimal(t *testing.T) {
+	for _, s := range []string{"decimal(38,4)", "decimal(0,0)", "decimal(9999,9999)", "decimal(10000,1)",
+		"decimal( 7, 2)", "decimal(7,-2)", "decimal(7,)", "decimal(,2)", "decimal(7,2", "decimal(7;2)",
+		"decimal(007,02)", "decimal(1,2,3)", "decimal(١,2)"} {
+		var want Type
+		if m := decimalRe.FindStringSubmatch(s); m != nil {
+			p, _ := strconv.Atoi(m[1])
+			sc, _ := strconv.Atoi(m[2])
+			want = DecimalOf(int32(p), int32(sc))
+		} else {
+			want = Type{Kind: Unsupported, Name: s}
+		}
+		raw, _ := json.Marshal(s)
+		if got, err := Parse(raw); err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: %v, %v; want %v", s, got, err, want)
 		}
 	}
 }
