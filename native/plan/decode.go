@@ -15,6 +15,10 @@ import (
 // not expect (a key written with escapes or in another case, a key given twice, a value of the
 // wrong JSON type, a string it would have to unescape...) makes it give up, and the caller
 // decodes the bytes with encoding/json as before, which yields the same value or error.
+//
+// The Fields values of an expression decoded here are views of the bytes it was decoded from
+// (capped, so that appending to one copies it), not copies as encoding/json made: code may replace
+// a field's value (Rebind does), but must not write into one, which nothing does.
 
 // fastPath is turned off only by tests, to compare the fast path with encoding/json alone.
 var fastPath = true
@@ -59,7 +63,7 @@ func parse(raw []byte) (*tree, int32, bool) {
 	return t, 0, true
 }
 
-// fastExpr decodes raw as a *Expr (nil for null); ok is false when the caller must use
+// fastExpr decodes value i of t as a *Expr (nil for null); ok is false when the caller must use
 // encoding/json.
 func fastExpr(t *tree, i int32) (e *Expr, ok bool) {
 	switch t.vals[i].kind {
@@ -71,7 +75,7 @@ func fastExpr(t *tree, i int32) (e *Expr, ok bool) {
 	return nil, false
 }
 
-// fastExprs decodes raw as a []*Expr (nil for null).
+// fastExprs decodes value i of t as a []*Expr (nil for null); ok as for fastExpr.
 func fastExprs(t *tree, i int32) ([]*Expr, bool) {
 	v := &t.vals[i]
 	switch v.kind {
