@@ -4,7 +4,6 @@
 package expr
 
 import (
-	"encoding/json"
 	"fmt"
 	"sort"
 
@@ -151,22 +150,25 @@ func duplicateField(t sparktype.Type) string {
 // nestedArgument returns the type of the first direct child expression of e whose type is nested,
 // or "" when there is none.
 func nestedArgument(e *plan.Expr) string {
-	for _, raw := range e.Fields {
+	for name, raw := range e.Fields {
 		if len(raw) == 0 || (raw[0] != '{' && raw[0] != '[') {
 			continue
 		}
-		var kids []plan.Expr
+		// Child and Children rather than json.Unmarshal: they reuse the request's parse.
+		var kids []*plan.Expr
+		var err error
 		if raw[0] == '{' {
-			var one plan.Expr
-			if json.Unmarshal(raw, &one) != nil {
-				continue
-			}
-			kids = []plan.Expr{one}
-		} else if json.Unmarshal(raw, &kids) != nil {
+			var one *plan.Expr
+			one, err = e.Child(name)
+			kids = []*plan.Expr{one}
+		} else {
+			kids, err = e.Children(name)
+		}
+		if err != nil {
 			continue
 		}
 		for i := range kids {
-			if kids[i].Class == "" || len(kids[i].DataType) == 0 {
+			if kids[i] == nil || kids[i].Class == "" || len(kids[i].DataType) == 0 {
 				continue
 			}
 			if t, err := kids[i].Type(); err == nil && t.Nested() {

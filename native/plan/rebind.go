@@ -172,10 +172,57 @@ func collectReferences(e *Expr, seen map[int]bool) error {
 			seen[*e.Ordinal] = true
 		}
 	}
-	for _, raw := range e.Fields {
-		if err := referencesIn(raw, seen); err != nil {
+	for name, raw := range e.Fields {
+		var err error
+		if j := e.exprValue(name, raw); j >= 0 {
+			err = referencesInTree(e.src, j, seen)
+		} else {
+			err = referencesIn(raw, seen)
+		}
+		if err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// referencesInTree is referencesIn over a value of a parsed tree, without scanning its bytes
+// again; values it cannot walk exactly as referencesIn would go to referencesIn.
+func referencesInTree(t *tree, j int32, seen map[int]bool) error {
+	switch t.vals[j].kind {
+	case '[':
+		for el := j + 1; el < t.vals[j].next; el = t.vals[el].next {
+			if err := referencesInTree(t, el, seen); err != nil {
+				return err
+			}
+		}
+	case '{':
+		if !t.plainObject(j) {
+			return referencesIn(t.raw(j), seen)
+		}
+		if t.member(j, "class") < 0 {
+			return nil
+		}
+		if t.member(j, "dataType") < 0 {
+			f := t.member(j, "fields")
+			if f < 0 || t.vals[f].kind != '{' {
+				return nil
+			}
+			if !t.plainObject(f) {
+				return referencesIn(t.raw(j), seen)
+			}
+			for m := f + 1; m < t.vals[f].next; m = t.vals[m].next {
+				if err := referencesInTree(t, m, seen); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		sub, ok := t.expr(j)
+		if !ok {
+			return referencesIn(t.raw(j), seen)
+		}
+		return collectReferences(sub, seen)
 	}
 	return nil
 }

@@ -69,6 +69,12 @@ type Expr struct {
 	// ID numbers the expression within its encoding (PlanEncoder): a block's task asks the JVM
 	// to evaluate expression ID with Spark's code (expressions dispatched to the JVM, expr.Dispatch).
 	ID *int `json:"id,omitempty"`
+
+	// src is the parsed request this expression was decoded from, fieldsAt the position of its
+	// "fields" object in it (-1: none), so that its children decode without rescanning their
+	// bytes (decode.go). Expressions built otherwise have no src.
+	src      *tree
+	fieldsAt int32
 }
 
 // Type parses the expression's Spark result type.
@@ -111,10 +117,26 @@ func decode[T any](fs map[string]json.RawMessage, owner, name string) (T, error)
 func (n *Node) Has(name string) bool { _, ok := n.Fields[name]; return ok }
 
 // Expr decodes a field holding one expression (nil for a JSON null).
-func (n *Node) Expr(name string) (*Expr, error) { return decode[*Expr](n.Fields, n.NodeName, name) }
+func (n *Node) Expr(name string) (*Expr, error) {
+	if raw, ok := n.Fields[name]; ok {
+		if t, i, ok := parse(raw); ok {
+			if e, ok := fastExpr(t, i); ok {
+				return e, nil
+			}
+		}
+	}
+	return decode[*Expr](n.Fields, n.NodeName, name)
+}
 
 // Exprs decodes a field holding a sequence of expressions.
 func (n *Node) Exprs(name string) ([]*Expr, error) {
+	if raw, ok := n.Fields[name]; ok {
+		if t, i, ok := parse(raw); ok {
+			if es, ok := fastExprs(t, i); ok {
+				return es, nil
+			}
+		}
+	}
 	return decode[[]*Expr](n.Fields, n.NodeName, name)
 }
 
@@ -148,6 +170,16 @@ func (e *Expr) Has(name string) bool { _, ok := e.Fields[name]; return ok }
 
 // Child decodes a field holding one expression.
 func (e *Expr) Child(name string) (*Expr, error) {
+	if raw, ok := e.Fields[name]; ok {
+		if t, i, ok := e.locate(name, raw); ok {
+			if c, ok := fastExpr(t, i); ok {
+				if c == nil {
+					return nil, fmt.Errorf("%s field %q is null", ShortClass(e.Class), name)
+				}
+				return c, nil
+			}
+		}
+	}
 	c, err := decode[*Expr](e.Fields, ShortClass(e.Class), name)
 	if err == nil && c == nil {
 		err = fmt.Errorf("%s field %q is null", ShortClass(e.Class), name)
@@ -157,6 +189,13 @@ func (e *Expr) Child(name string) (*Expr, error) {
 
 // Children decodes a field holding a sequence of expressions.
 func (e *Expr) Children(name string) ([]*Expr, error) {
+	if raw, ok := e.Fields[name]; ok {
+		if t, i, ok := e.locate(name, raw); ok {
+			if es, ok := fastExprs(t, i); ok {
+				return es, nil
+			}
+		}
+	}
 	return decode[[]*Expr](e.Fields, ShortClass(e.Class), name)
 }
 

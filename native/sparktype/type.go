@@ -92,13 +92,68 @@ var simple = map[string]Type{
 	"timestamp_ntz": TimestampNTZType, "void": NullType,
 }
 
+// plainString decodes a JSON string of printable ASCII without escapes (every type name Spark
+// writes), which is its text as it is: planning parses types by the thousand, and encoding/json
+// would validate and reflect for each.
+func plainString(raw []byte) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return "", false
+	}
+	in := raw[1 : len(raw)-1]
+	for _, c := range in {
+		if c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return "", false
+		}
+	}
+	return string(in), true
+}
+
+// plainDecimal reads "decimal(p,s)" as Spark writes it (no spaces, small non-negative numbers)
+// without the regular expression, which also reads the other forms.
+func plainDecimal(s string) (p, sc int32, ok bool) {
+	inner, ok := strings.CutPrefix(s, "decimal(")
+	if !ok {
+		return 0, 0, false
+	}
+	inner, ok = strings.CutSuffix(inner, ")")
+	if !ok {
+		return 0, 0, false
+	}
+	ps, ss, ok := strings.Cut(inner, ",")
+	if !ok {
+		return 0, 0, false
+	}
+	num := func(d string) (int32, bool) {
+		if len(d) == 0 || len(d) > 4 {
+			return 0, false
+		}
+		n := int32(0)
+		for _, c := range []byte(d) {
+			if c < '0' || c > '9' {
+				return 0, false
+			}
+			n = n*10 + int32(c-'0')
+		}
+		return n, true
+	}
+	p, okP := num(ps)
+	sc, okS := num(ss)
+	return p, sc, okP && okS
+}
+
 // Parse reads Spark's DataType.json form. Types the engine does not know come back as Unsupported
 // with their name (never an error) so that planning can refuse them with a reason.
 func Parse(raw json.RawMessage) (Type, error) {
-	var s string
-	if err := json.Unmarshal(raw, &s); err == nil {
+	s, ok := plainString(raw)
+	if !ok {
+		ok = json.Unmarshal(raw, &s) == nil
+	}
+	if ok {
 		if t, ok := simple[s]; ok {
 			return t, nil
+		}
+		if p, sc, ok := plainDecimal(s); ok {
+			return DecimalOf(p, sc), nil
 		}
 		if m := decimalRe.FindStringSubmatch(s); m != nil {
 			p, _ := strconv.Atoi(m[1])

@@ -2,6 +2,8 @@ package sparktype
 
 import (
 	"encoding/json"
+	"reflect"
+	"strconv"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -54,5 +56,47 @@ func TestParseNested(t *testing.T) {
 	}
 	if !IntType.Readable() || NullType.Readable() {
 		t.Error("atomic Readable")
+	}
+}
+
+// Type names parse the same whether or not they take the plain-string shortcut.
+func TestParsePlainString(t *testing.T) {
+	for _, c := range []struct{ plain, other string }{
+		{`"integer"`, ` "integer" `},
+		{`"integer"`, `"int\u0065ger"`},
+		{`"decimal(25,2)"`, `"decimal(25,2)"` + "\n"},
+		{`"timestamp_ntz"`, `"timestamp\u005fntz"`},
+		{`"char(3)"`, `"char\u00283)"`},
+	} {
+		a, errA := Parse(json.RawMessage(c.plain))
+		b, errB := Parse(json.RawMessage(c.other))
+		if errA != nil || errB != nil || !reflect.DeepEqual(a, b) {
+			t.Errorf("%s: %v, %v; %s: %v, %v", c.plain, a, errA, c.other, b, errB)
+		}
+	}
+	for _, bad := range []string{`"`, `""x`, `"a"b"`, `"\"`} {
+		if _, err := Parse(json.RawMessage(bad)); err == nil {
+			t.Errorf("%s parses", bad)
+		}
+	}
+}
+
+// Decimal types read without the regular expression read as with it.
+func TestPlainDecimal(t *testing.T) {
+	for _, s := range []string{"decimal(38,4)", "decimal(0,0)", "decimal(9999,9999)", "decimal(10000,1)",
+		"decimal( 7, 2)", "decimal(7,-2)", "decimal(7,)", "decimal(,2)", "decimal(7,2", "decimal(7;2)",
+		"decimal(007,02)", "decimal(1,2,3)", "decimal(١,2)"} {
+		var want Type
+		if m := decimalRe.FindStringSubmatch(s); m != nil {
+			p, _ := strconv.Atoi(m[1])
+			sc, _ := strconv.Atoi(m[2])
+			want = DecimalOf(int32(p), int32(sc))
+		} else {
+			want = Type{Kind: Unsupported, Name: s}
+		}
+		raw, _ := json.Marshal(s)
+		if got, err := Parse(raw); err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: %v, %v; want %v", s, got, err, want)
+		}
 	}
 }
