@@ -69,6 +69,25 @@ func (s *scanner) space() {
 	}
 }
 
+// separator consumes what follows a member or an element: the closing byte (done) or a comma.
+func (s *scanner) separator(closing byte) (done bool, err error) {
+	s.space()
+	b := s.t.buf
+	if s.off >= len(b) {
+		return false, errSyntax
+	}
+	switch b[s.off] {
+	case closing:
+		s.off++
+		return true, nil
+	case ',':
+		s.off++
+		s.space()
+		return false, nil
+	}
+	return false, errSyntax
+}
+
 // value parses the value at s.off and appends it (and its subtree) to the tree; key0 and key1
 // locate its key when it is an object member.
 func (s *scanner) value(depth int, key0, key1 int32, keyEsc bool) error {
@@ -111,19 +130,12 @@ func (s *scanner) value(depth int, key0, key1 int32, keyEsc bool) error {
 			if err := s.value(depth+1, int32(k0), int32(k1), kEsc); err != nil {
 				return err
 			}
-			s.space()
-			if s.off >= len(b) {
-				return errSyntax
-			}
-			if b[s.off] == '}' {
-				s.off++
+			if done, err := s.separator('}'); done || err != nil {
+				if err != nil {
+					return err
+				}
 				break
 			}
-			if b[s.off] != ',' {
-				return errSyntax
-			}
-			s.off++
-			s.space()
 		}
 	case c == '[':
 		kind = '['
@@ -140,19 +152,12 @@ func (s *scanner) value(depth int, key0, key1 int32, keyEsc bool) error {
 			if err := s.value(depth+1, -1, -1, false); err != nil {
 				return err
 			}
-			s.space()
-			if s.off >= len(b) {
-				return errSyntax
-			}
-			if b[s.off] == ']' {
-				s.off++
+			if done, err := s.separator(']'); done || err != nil {
+				if err != nil {
+					return err
+				}
 				break
 			}
-			if b[s.off] != ',' {
-				return errSyntax
-			}
-			s.off++
-			s.space()
 		}
 	case c == '"':
 		kind = '"'
