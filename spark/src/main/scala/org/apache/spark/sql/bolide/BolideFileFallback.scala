@@ -65,10 +65,7 @@ object SparkFileReaders extends Logging {
           builds.incrementAndGet()
           built = rel.sparkSession.withActive {
             rel.fileFormat.buildReaderWithPartitionValues(rel.sparkSession, rel.dataSchema, rel.partitionSchema,
-              scan.requiredSchema,
-              // Protected in FileSourceScanLike (public in bytecode).
-              classOf[FileSourceScanExec].getMethod("pushedDownFilters").invoke(scan)
-                .asInstanceOf[Seq[org.apache.spark.sql.sources.Filter]],
+              scan.requiredSchema, pushedDownFilters(scan),
               rel.options + (FileFormat.OPTION_RETURNING_BATCH -> scan.supportsColumnar.toString),
               scan.getHadoopConf(rel.sparkSession, rel.options))
           }
@@ -77,6 +74,16 @@ object SparkFileReaders extends Logging {
       built
     }
   }
+
+  /**
+   * The scan's filters pushed to the reader (protected in FileSourceScanLike, public in bytecode).
+   * They only let the reader skip row groups: the native Filter above the scan evaluates them all,
+   * so without them (another Spark build) the reader still answers right.
+   */
+  private def pushedDownFilters(scan: FileSourceScanExec): Seq[org.apache.spark.sql.sources.Filter] =
+    try classOf[FileSourceScanExec].getMethod("pushedDownFilters").invoke(scan)
+      .asInstanceOf[Seq[org.apache.spark.sql.sources.Filter]]
+    catch { case NonFatal(_) => Nil }
 
   private val nextKey = new AtomicLong()
   /** Readers built in this driver so far (tests check they are built only when a file needs one). */

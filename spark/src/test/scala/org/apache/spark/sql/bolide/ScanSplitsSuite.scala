@@ -70,6 +70,7 @@ class ScanSplitsSuite extends BolideSuiteBase {
       // the answer is Spark's.
       val df = checkNative("SELECT k, count(*), sum(id) FROM bucketed_t WHERE id % 3 = 1 GROUP BY k", Nil)
       assertTrue(s"a bucketed scan\n${df.queryExecution.executedPlan}", scans(df).exists(_.bucketedScan))
+      assertTrue(bolideReport(df), bolideReport(df).contains("bucketed scans are not supported natively"))
     } finally {
       withConf("spark.bolide.enabled" -> "false") { spark.sql("DROP TABLE IF EXISTS bucketed_t") }
     }
@@ -93,6 +94,9 @@ class ScanSplitsSuite extends BolideSuiteBase {
         "WHERE d.name = 'n1' GROUP BY f.p", Nil)
       assertTrue(s"dynamic pruning in the fact table's scan\n${dpp.queryExecution.executedPlan}",
         scans(dpp).exists(_.partitionFilters.exists(_.isInstanceOf[DynamicPruningExpression])))
+      assertTrue(bolideReport(dpp), bolideReport(dpp).contains("dynamic partition pruning is not supported natively"))
+      // The rest of the query (the join, the aggregates) still runs natively over Spark's scan.
+      assertTrue(nativeOperators(dpp).mkString(", "), nativeOperators(dpp).nonEmpty)
     }
   }
 }
