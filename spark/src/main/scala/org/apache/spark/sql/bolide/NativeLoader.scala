@@ -50,6 +50,9 @@ object NativeLoader extends Logging {
       false
   }
 
+  /** The file the library was loaded from (the JAR's copy is deleted once loaded). */
+  @volatile private[bolide] var loadedFrom: File = _
+
   private def doLoad(): String = {
     val override_ = System.getenv("BOLIDE_NATIVE_LIB")
     val file = if (override_ != null && override_.nonEmpty) {
@@ -63,11 +66,19 @@ object NativeLoader extends Logging {
       val dir = Files.createTempDirectory("bolide-")
       val f = dir.resolve(libraryName).toFile
       try Files.copy(in, f.toPath, StandardCopyOption.REPLACE_EXISTING) finally in.close()
-      f.deleteOnExit()
+      // The JVM deletes in the reverse order of registration: the file, then its directory.
       dir.toFile.deleteOnExit()
+      f.deleteOnExit()
       f
     }
     System.load(file.getAbsolutePath)
+    loadedFrom = file
+    if (override_ == null || override_.isEmpty) {
+      // The loaded library stays mapped once its file is gone (Linux, macOS), so the copy is removed
+      // now: an executor killed by its cluster manager runs no exit hooks and would leave it behind.
+      file.delete()
+      file.getParentFile.delete()
+    }
     val v = NativeLib.version()
     if (v != AdapterVersion) {
       throw new IllegalStateException(s"native library version $v differs from the adapter's $AdapterVersion")

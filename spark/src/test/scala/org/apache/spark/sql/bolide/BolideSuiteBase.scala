@@ -41,9 +41,19 @@ object BolideTestSession {
     s
   }
 
-  lazy val dataDir: File = {
-    val d = Files.createTempDirectory("bolide-test-data").toFile
-    d.deleteOnExit()
+  lazy val dataDir: File = TempDirs.create("bolide-test-data")
+}
+
+/** Temporary directories of a test JVM, deleted with their contents when it exits. */
+object TempDirs {
+  def create(prefix: String): File = {
+    val d = Files.createTempDirectory(prefix).toFile
+    // File.deleteOnExit cannot delete a directory that still has files in it.
+    sys.addShutdownHook {
+      if (d.exists()) {
+        Files.walk(d.toPath).sorted(java.util.Comparator.reverseOrder()).forEach(p => Files.deleteIfExists(p))
+      }
+    }
     d
   }
 }

@@ -86,7 +86,7 @@ object IcebergS3Suite {
   def table(name: String): String = s"$Catalog.db.$name"
 
   lazy val server: File = {
-    val d = Files.createTempDirectory("bolide-s3").toFile
+    val d = TempDirs.create("bolide-s3")
     new File(d, s"data/$Bucket").mkdirs() // a top-level directory is a bucket
     d
   }

@@ -1,7 +1,5 @@
 package org.apache.spark.sql.bolide
 
-import java.nio.file.Files
-
 import org.junit.Test
 import org.junit.Assert._
 
@@ -16,7 +14,7 @@ class MemoryLimitSuite {
   import MemoryLimitSuite.spark
 
   @Test def nativeTaskOverItsMemoryFailsWithTheSettingToRaise(): Unit = {
-    val dir = Files.createTempDirectory("bolide-mem").toFile.getPath
+    val dir = TempDirs.create("bolide-mem").getPath
     spark.conf.set("spark.bolide.enabled", "false")
     spark.range(0, 200000, 1, 2)
       .selectExpr("id", "repeat(cast(id as string), 16) as s", "id * 1.5 as d")

@@ -12,7 +12,7 @@ import scala.jdk.CollectionConverters._
 import org.apache.spark.{Success, TaskEndReason}
 import org.apache.spark.scheduler._
 import org.apache.spark.sql.{DataFrame, SparkSession}
-import org.apache.spark.sql.bolide.{BolideConf, BolideSuiteBase}
+import org.apache.spark.sql.bolide.{BolideConf, BolideSuiteBase, TempDirs}
 import org.apache.spark.sql.bolide.shuffle.{BolideShuffleExchangeExec, BolideShuffleManager}
 import org.apache.spark.sql.bolide.tpch.TpchSuite
 import org.apache.spark.sql.execution.SparkPlanInfo
@@ -247,10 +247,7 @@ object ClusterCheck extends BolideSuiteBase {
    * only then (SparkFileReaders), and reads those files with it.
    */
   private def fallbackCases: Seq[Case] = {
-    val d = Files.createTempDirectory("bolide-cluster-codecs").toFile
-    sys.addShutdownHook {
-      if (d.exists()) Files.walk(d.toPath).sorted(java.util.Comparator.reverseOrder()).forEach(p => Files.deleteIfExists(p))
-    }
+    val d = TempDirs.create("bolide-cluster-codecs")
     withConf("spark.bolide.enabled" -> "false") {
       Seq("snappy", "lz4").zipWithIndex.foreach { case (codec, k) =>
         withConf("spark.sql.parquet.compression.codec" -> codec) {
