@@ -36,9 +36,18 @@ object BolidePlanRule extends Rule[SparkPlan] with Logging {
   final case class Decision(native: Boolean, name: String, reason: String, elided: Boolean = false,
       unordered: Boolean = false, dispatched: Seq[String] = Nil)
 
+  /** How many plans were sent to the engine (NativeLib.plan), for tests. */
+  val planned = new java.util.concurrent.atomic.AtomicLong()
+
   override def apply(plan: SparkPlan): SparkPlan = {
     val conf = SQLConf.get
     if (!BolideConf.ENABLED.getBoolean(conf) || !NativeLoader.isAvailable) return plan
+    // AQE applies this rule to the whole plan, then again to each query stage and to the final
+    // plan. Where the first pass left only Bolide's nodes and plumbing, no Spark operator is left
+    // to decide on and the rewrite below would return the plan as it is: encoding it and asking
+    // the engine again costs about a millisecond a pass.
+    if (onlyBolide(plan)) return plan
+    planned.incrementAndGet()
     val ids = new IdentityHashMap[SparkPlan, Integer]()
     var next = 0
     def number(p: SparkPlan): Unit = { ids.put(p, next); next += 1; p.children.foreach(number) }
@@ -108,6 +117,12 @@ object BolidePlanRule extends Rule[SparkPlan] with Logging {
     }
     rewrite(plan)
   }
+
+  private def onlyBolide(p: SparkPlan): Boolean = (p match {
+    case _: BolideExec | _: BolideShuffleExchangeExec | _: BolideBroadcastExchangeExec | _: BolideCoalesceExec |
+        _: BolideGatherExec => true
+    case other => isWrapper(other)
+  }) && p.children.forall(onlyBolide)
 
   /** Plumbing nodes that are never operators of their own (not counted, no reason shown). */
   def isWrapper(p: SparkPlan): Boolean = {

@@ -18,11 +18,37 @@ class BolideQuerySuite extends BolideSuiteBase {
     val v = spark.sql("SET spark.bolide.version").collect().head.getString(1)
     assertEquals(NativeLoader.AdapterVersion, v)
     assertEquals(NativeLoader.AdapterVersion, NativeLoader.load())
+    // The library's copy out of the JAR is gone once loaded: a killed executor leaves nothing.
+    if (sys.env.get("BOLIDE_NATIVE_LIB").forall(_.isEmpty)) {
+      val f = NativeLoader.loadedFrom
+      assertFalse(s"$f left behind", f.exists() || f.getParentFile.exists())
+    }
   }
 
   @Test def memoryCheckingIsOnInTests(): Unit = {
     // The pom sets BOLIDE_MEMCHECK=1: every checkNative then asserts that no native memory leaked.
     assertTrue("the test run must use the engine's memory checking mode", NativeLib.memoryChecking())
+  }
+
+  @Test def aNativePlanIsSentToTheEngineOnce(): Unit = {
+    // AQE applies the plan rule to the whole plan, then to each query stage and to the final plan.
+    // Once the first pass has left only native operators, the later ones have nothing to decide.
+    withConf("spark.sql.adaptive.enabled" -> "true") {
+      val sql = "SELECT g, sum(l), count(*) FROM types GROUP BY g"
+      checkNative(sql, Seq(Scan, Agg, Agg, "BolideShuffleExchange"))
+      val before = BolidePlanRule.planned.get
+      spark.sql(sql).collect()
+      assertEquals("planning passes of an all-native query", 1, BolidePlanRule.planned.get - before)
+      // A Spark operator left in the plan (the filter, switched off): the later passes still ask.
+      withConf("spark.bolide.exec.filter.enabled" -> "false") {
+        val withSpark = "SELECT g, sum(l) FROM types WHERE id % 3 = 1 GROUP BY g"
+        checkNative(withSpark, Seq(Scan, Agg, Agg, "BolideShuffleExchange"))
+        val from = BolidePlanRule.planned.get
+        spark.sql(withSpark).collect()
+        assertTrue("a plan with a Spark operator is planned again by AQE's later passes",
+          BolidePlanRule.planned.get - from > 1)
+      }
+    }
   }
 
   @Test def scanEveryType(): Unit = {
