@@ -4,7 +4,8 @@
 //   spark-shell --master local[2] --driver-memory 4g --conf spark.memory.offHeap.enabled=true \
 //     --conf spark.memory.offHeap.size=4g --conf spark.sql.shuffle.partitions=8 [Bolide's --jars/--conf] \
 //     -i scripts/q6-phases.scala
-// Data: data/tpch/sf1 (scripts/tpch-data.sh 1). Prints one RESULT line.
+// Data: TPCH_DIR, default data/tpch/sf1 (scripts/tpch-data.sh 1); TPCH_DIR=data/tpch/sf0.01 measures
+// what a query costs besides its data. Prints one RESULT line.
 import org.apache.spark.scheduler._
 import java.util.concurrent.ConcurrentLinkedQueue
 import scala.jdk.CollectionConverters._
