@@ -88,6 +88,21 @@ func (s *scanner) separator(closing byte) (done bool, err error) {
 	return false, errSyntax
 }
 
+// open steps past the bracket at s.off that opens a container nested at depth+1, and past its
+// closing bracket too when the container is empty.
+func (s *scanner) open(closing byte, depth int) (empty bool, err error) {
+	if depth+1 > maxDepth {
+		return false, errSyntax
+	}
+	s.off++
+	s.space()
+	if b := s.t.buf; s.off < len(b) && b[s.off] == closing {
+		s.off++
+		return true, nil
+	}
+	return false, nil
+}
+
 // value parses the value at s.off and appends it (and its subtree) to the tree; key0 and key1
 // locate its key when it is an object member.
 func (s *scanner) value(depth int, key0, key1 int32, keyEsc bool) error {
@@ -102,13 +117,11 @@ func (s *scanner) value(depth int, key0, key1 int32, keyEsc bool) error {
 	switch c := b[s.off]; {
 	case c == '{':
 		kind = '{'
-		if depth+1 > maxDepth {
-			return errSyntax
-		}
-		s.off++
-		s.space()
-		if s.off < len(b) && b[s.off] == '}' {
-			s.off++
+		empty, err := s.open('}', depth)
+		if empty || err != nil {
+			if err != nil {
+				return err
+			}
 			break
 		}
 		for {
@@ -139,13 +152,11 @@ func (s *scanner) value(depth int, key0, key1 int32, keyEsc bool) error {
 		}
 	case c == '[':
 		kind = '['
-		if depth+1 > maxDepth {
-			return errSyntax
-		}
-		s.off++
-		s.space()
-		if s.off < len(b) && b[s.off] == ']' {
-			s.off++
+		empty, err := s.open(']', depth)
+		if empty || err != nil {
+			if err != nil {
+				return err
+			}
 			break
 		}
 		for {
